@@ -56,11 +56,12 @@ def test_space_to_batch_nd_errors():
             tf.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]])
         with pytest.raises(ValueError, match=r"paddings should have shape \[2, 2\].*\[1,2\]"):
             tf.space_to_batch_nd(x, [2, 2], [[1, 0]])
-        with pytest.raises(ValueError, match="paddings must be non-negative"):
+        # (TF 1.15's shape function's words, measured)
+        with pytest.raises(ValueError, match="^paddings cannot be negative"):
             tf.space_to_batch_nd(x, [2, 2], [[1, 0], [-1, 1]])
-        with pytest.raises(ValueError, match=r"input rank should be >= 1 \+ block rank = 5"):
+        with pytest.raises(ValueError, match=r"^Shape must be at least rank 5 but is rank 4"):
             tf.space_to_batch_nd(x, [1, 1, 1, 1], np.zeros((4, 2), np.int32))
-        with pytest.raises(ValueError, match=r"block_shape\[1\] = 0 must be >= 1"):
+        with pytest.raises(ValueError, match="^block_shape must be positive"):
             tf.space_to_batch_nd(x, [1, 0], [[0, 0], [0, 0]])
 
 
@@ -69,7 +70,8 @@ def test_batch_to_space_nd_errors():
         with pytest.raises(ValueError, match=r"^Dimension size must be evenly divisible by 2 but "
                                              r"is 3 for 'BatchToSpaceND'"):  # block by block
             tf.batch_to_space_nd(tf.zeros([6, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])
-        with pytest.raises(ValueError, match=r"crops\[0\] = \[3, 2\] exceed dimension 1"):
+        with pytest.raises(ValueError, match="^Negative dimension size caused by subtracting 2 "
+                                             "from 1"):  # TF 1.15: crop by crop
             tf.batch_to_space_nd(tf.zeros([4, 2, 2, 1]), [2, 2], [[3, 2], [0, 0]])
         with pytest.raises(ValueError, match="space_to_batch: input must be 4-D"):
             tf.space_to_batch(tf.zeros([4, 4, 4]), [[0, 0], [0, 0]], 2)
@@ -84,7 +86,8 @@ def test_space_to_batch_nd_fed_block_runtime_errors_and_shapes():
         assert y.get_shape().as_list() == [None, None, 7]
         v = np.zeros((2, 5, 7), np.float32)
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"SpaceToBatchND: padded dimension 1.*5 \+ 0 \+ 0 = 5"):
+                           match=r"^padded_shape\[0\]=5 is not divisible by "
+                                 r"block_shape\[0\]=2"):  # TF 1.15's words
             _run(y, {x: v, k: [2], p: [[0, 0]]})
         assert _run(y, {x: v, k: [2], p: [[1, 0]]}).shape == (4, 3, 7)
 

@@ -62,23 +62,46 @@ def _gather(params, indices, axis):
 def _gather_v2_kernel(params, indices, axis, *, batch_dims=0):
     if not batch_dims:
         return _gather(params, indices, int(axis))
-    # GatherV2 with batch_dims (TF 1.15's tf.gather with batch_dims): one gather per batch
-    # entry
-    params, indices = _np(params), np.asarray(indices)
-    b = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
-    axis = int(axis)
-    axis = axis + params.ndim if axis < 0 else axis
-    if not 0 <= b <= min(indices.ndim, params.ndim - 1) or not b <= axis < params.ndim or (
-            params.shape[:b] != indices.shape[:b]):
-        raise _invalid(f"GatherV2: bad batch_dims {batch_dims} or axis {axis} for params "
-                       f"{list(params.shape)} and indices {list(indices.shape)}")
-    n = int(np.prod(indices.shape[:b], dtype=np.int64))
-    p = params.reshape((n,) + params.shape[b:])
-    ix = indices.reshape((n,) + indices.shape[b:])
+    return _batch_gather(_np(params), np.asarray(indices), int(axis), batch_dims)
+
+
+def _batch_gather(params, indices, axis, batch_dims):
+    """TF 1.15's GatherV2 kernel with batch_dims: its checks in its order and words; the
+    indices are read as [batch, N / batch] rows of params' batch size (TF 1.15 does not compare
+    the two tensors' batch dimensions); a bad index is named by its place in the indices."""
+    r = params.ndim
+    if r == 0:
+        raise _invalid("params must be at least 1 dimensional")
+    if not -r <= axis < r:
+        raise _invalid(f"Expected axis in the range [{-r}, {r}), but got {axis}")
+    axis %= r
+    n_ix = indices.ndim
+    b = batch_dims + n_ix if batch_dims < 0 else batch_dims
+    if not -n_ix <= b < n_ix:
+        raise _invalid(f"Expected batch_dims in the range [{-n_ix}, {n_ix}), but got {b}")
+    if b >= r:
+        raise _invalid(f"batch_dims ({b}) must be less than rank(params) ({r}).")
+    if axis < b:
+        raise _invalid(f"batch_dims ({b}) must be less than or equal to axis ({axis}).")
+    n = int(np.prod(params.shape[:b], dtype=np.int64))
+    rows = indices.size // n if n else 0
     out_shape = params.shape[:axis] + indices.shape[b:] + params.shape[axis + 1:]
-    if n == 0:
+    if params.shape[:b] != indices.shape[:b] and rows != int(
+            np.prod(indices.shape[b:], dtype=np.int64)):
+        # (TF 1.15 aborts the process here: its output holds more or fewer rows than it reads)
+        raise _invalid(f"params.shape[:{b}] {list(params.shape[:b])} does not match "
+                       f"indices.shape[:{b}] {list(indices.shape[:b])}")
+    flat = indices.reshape(-1)[:n * rows]
+    g = params.shape[axis]
+    bad = (flat < 0) | (flat >= g)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise _invalid(f"indices{_slice_str(i, indices.shape)} = {flat[i]} is not in [0, {g})")
+    if n == 0 or rows == 0:
         return np.zeros(out_shape, params.dtype)
-    return np.stack([_gather(p[k], ix[k], axis - b) for k in range(n)]).reshape(out_shape)
+    p = params.reshape((n,) + params.shape[b:])
+    ix = flat.reshape(n, rows)
+    return np.stack([np.take(p[k], ix[k], axis=axis - b) for k in range(n)]).reshape(out_shape)
 
 
 def _gather_shape_for(p, ix, axis):
@@ -230,29 +253,33 @@ def _gather_v2_shape(op):
 
 
 def _batch_gather_shape(p, ix, axis, batch_dims):
-    """TF 1.15's GatherV2 shape function with batch_dims: params[:axis] + indices[batch_dims:]
-    + params[axis + 1:] (params' batch dimensions, not merged with the indices')."""
+    """TF 1.15's GatherV2 shape function with batch_dims: params[:axis] +
+    indices[batch_dims:] + params[axis + 1:] (params' batch dimensions, not merged with the
+    indices'); an unknown axis gives rank(params) + rank(indices) - 1 dimensions, batch_dims
+    not taken off (as TF 1.15 does)."""
     if p.ndims == 0:
         raise ValueError("Shape must be at least rank 1 but is rank 0")
     if axis is None:
         if p.ndims is None or ix.ndims is None:
             return None
-        return [None] * (p.ndims + ix.ndims - 1 - batch_dims)
+        return [None] * (p.ndims + ix.ndims - 1)
     if p.ndims is not None and p.ndims < (-axis if axis < 0 else axis + 1):
         raise ValueError(f"Shape must be at least rank {-axis if axis < 0 else axis + 1} but "
                          f"is rank {p.ndims}")
-    if ix.ndims is not None and ix.ndims < abs(batch_dims):
-        raise ValueError(f"Shape must be at least rank {abs(batch_dims)} but is rank "
-                         f"{ix.ndims}")
-    if batch_dims < 0 and ix.ndims is not None:
-        batch_dims += ix.ndims
     if p.ndims is not None and p.ndims < batch_dims + 1:
         raise ValueError(f"Shape must be at least rank {batch_dims + 1} but is rank "
                          f"{p.ndims}")
-    if p.ndims is None or ix.ndims is None:
+    if ix.ndims is None:
         return None
+    if batch_dims < -ix.ndims:
+        raise ValueError(f"Subshape start out of bounds: {batch_dims}, for shape with rank "
+                         f"{ix.ndims}")
+    if p.ndims is None:
+        return None
+    # (TF's Subshape clamps a start past the rank to the rank)
+    b = batch_dims + ix.ndims if batch_dims < 0 else min(batch_dims, ix.ndims)
     a = axis % p.ndims
-    return p.dims[:a] + ix.dims[batch_dims:] + p.dims[a + 1:]
+    return p.dims[:a] + ix.dims[b:] + p.dims[a + 1:]
 
 
 op_registry.declare(
@@ -271,14 +298,13 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     """Gathers slices of ``params`` along ``axis`` at ``indices``; the first ``batch_dims``
     dimensions of both are matched up (``axis`` defaults to ``batch_dims``)."""
     del validate_indices
-    if batch_dims:
-        # TF 1.15's tf.gather: one GatherV2 with the batch_dims attr (axis defaults to it)
-        if axis is None:
-            axis = batch_dims
+    if axis is None:
+        axis = batch_dims
+    if batch_dims and (ops.constant_value(axis) if isinstance(axis, ops.Tensor) else axis) != 0:
+        # TF 1.15's tf.gather: one GatherV2 with the batch_dims attr (axis defaults to it);
+        # a constant axis 0 takes the plain gather below, batch_dims dropped, as TF's does
         return ops.apply_op("GatherV2", [params, indices, axis], {"batch_dims": batch_dims},
                             name=name)._outputs[0]
-    if axis is None:
-        axis = 0
     sparse_read = getattr(params, "sparse_read", None)
     if axis == 0 and sparse_read is not None and not isinstance(params, ops.Tensor):
         return sparse_read(indices, name=name)
@@ -668,10 +694,13 @@ def _select_v2_kernel(condition, t, e):
     try:
         return np.where(condition, _np(t), _np(e))
     except ValueError:
-        raise _invalid(
-            f"condition {_shape_str(np.shape(condition))}, then {_shape_str(np.shape(t))}, and "
-            f"else {_shape_str(np.shape(e))} must be broadcastable"
-        ) from None
+        ts, es = _shape_str(np.shape(t)), _shape_str(np.shape(e))
+        try:  # TF 1.15 combines then with else first, then condition with the two
+            np.broadcast_shapes(np.shape(t), np.shape(e))
+        except ValueError:
+            raise _invalid(f"then {ts} and else {es} must be broadcastable") from None
+        raise _invalid(f"condition {_shape_str(np.shape(condition))}, then {ts}, and else {es} "
+                       "must be broadcastable") from None
 
 
 def _select_v2_grad(op, grad):

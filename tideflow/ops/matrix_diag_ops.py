@@ -17,6 +17,9 @@ def _at_least(s, rank, op_name):
 
 
 def _min_dim(a, b):
+    # TF's InferenceContext::Min: a known 0 wins over an unknown dimension
+    if a == 0 or b == 0:
+        return 0
     if a is not None and b is not None:
         return min(a, b)
     return None

@@ -182,8 +182,15 @@ def _np_pad(x, p, **kw):
     return np.array(x, copy=True) if x.ndim == 0 else np.pad(x, p, **kw)
 
 
+def _rank_limit(x, most):
+    # TF 1.15's Pad kernels are instantiated for ranks 0..6 (MirrorPad 0..5) only
+    if x.ndim > most:
+        raise errors.UnimplementedError(None, None, f"inputs rank not in [0,{most}]: {x.ndim}")
+
+
 def _pad_kernel(x, paddings):
     x = _np(x)
+    _rank_limit(x, 6)
     p = _check_paddings(x, paddings)
     fill = b"" if x.dtype == object else 0
     return _np_pad(x, p, mode="constant", constant_values=fill)
@@ -191,6 +198,7 @@ def _pad_kernel(x, paddings):
 
 def _pad_v2_kernel(x, paddings, constant_values):
     x = _np(x)
+    _rank_limit(x, 6)
     p = _check_paddings(x, paddings)
     c = _np(constant_values)
     if c.ndim != 0:
@@ -200,6 +208,7 @@ def _pad_v2_kernel(x, paddings, constant_values):
 
 def _mirror_pad_kernel(x, paddings, *, mode):
     x = _np(x)
+    _rank_limit(x, 5)
     p = _check_paddings(x, paddings)
     # TF checks the limit here, at run time (REFLECT pads less than the dimension size,
     # SYMMETRIC no more than it), not when the graph is built

@@ -49,6 +49,13 @@ def _reverse_sequence_kernel(input, seq_lengths, *, seq_dim, batch_dim):
         raise _invalid(
             f"ReverseSequence: length of seq_lengths != input.dims({b}), ({lens.shape[0]} vs. "
             f"{x.shape[b]}); input shape {_shape_str(x.shape)}")
+    if x.ndim > 5:
+        # TF 1.15's kernel handles ranks 2..5, after it has checked the lengths
+        for i, n in enumerate(lens.tolist()):
+            if n < 0 or n > x.shape[s]:
+                break
+        else:
+            raise _invalid(f"ReverseSequenceOp : Unhandled input dimensions: {x.ndim}")
     out = x.copy()
     for i, n in enumerate(lens.tolist()):
         # TF 1.15's words

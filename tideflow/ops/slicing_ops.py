@@ -229,11 +229,12 @@ def _spec_error(dims, begin, strides, ellipsis_mask, new_axis_mask, shrink_axis_
             continue
         if strides[i] == 0:
             return f"strides[{dim}] must be non-zero"
-        if shrink_axis_mask >> i & 1:
+        if shrink_axis_mask >> i & 1 and dims[dim] is not None:
+            # (TF skips a dimension of unknown size before its shrink checks)
             if strides[i] < 0:
                 return "only stride 1 allowed on non-range indexing."
             b, d = (begin[i] if begin is not None else None), dims[dim]
-            if b is not None and d is not None and not -d <= b < d:
+            if b is not None and not -d <= b < d:
                 # TF names the index counted from the front
                 return f"slice index {b + d if b < 0 else b} of dimension {dim} out of bounds."
         dim += 1

@@ -134,72 +134,113 @@ def depth_to_space(input, block_size, name=None, data_format="NHWC"):
 
 def _check_block(op_type, x_shape, block, pads, what, err):
     """Validates block_shape ([M]) and paddings/crops ([M, 2]) against an input shape (list,
-    entries may be None); returns them as int lists."""
+    entries may be None) in TF 1.15's order (the input's rank before the paddings' shape);
+    returns them as int lists."""
     block = np.asarray(block)
     pads = np.asarray(pads)
     if block.ndim != 1:
         raise err(f"{op_type}: block_shape must be 1-D, got shape {_shape_str(block.shape)}")
     m = block.shape[0]
-    if pads.shape != (m, 2):
-        raise err(f"{op_type}: {what} should have shape [{m}, 2] (block_shape has {m} "
-                  f"entries), got {_shape_str(pads.shape)}")
     if len(x_shape) < 1 + m:
-        raise err(f"{op_type}: input rank should be >= 1 + block rank = {1 + m}, got input "
-                  f"shape {_shape_str(x_shape)}")
+        if err is ValueError:
+            raise err(f"Shape must be at least rank {1 + m} but is rank {len(x_shape)}")
+        raise err(f"input rank should be >= {1 + m} instead of {len(x_shape)}")
+    if pads.shape != (m, 2):
+        if err is ValueError:
+            raise err(f"{op_type}: {what} should have shape [{m}, 2] (block_shape has {m} "
+                      f"entries), got {_shape_str(pads.shape)}")
+        raise err(f"{what} should have shape [{m}, 2] instead of {_shape_str(pads.shape)}")
     block = [int(v) for v in block.tolist()]
     pads = [[int(a), int(b)] for a, b in pads.tolist()]
-    for i, v in enumerate(block):
-        if v < 1:
-            raise err(f"{op_type}: block_shape[{i}] = {v} must be >= 1")
-    for i, (a, b) in enumerate(pads):
-        if a < 0 or b < 0:
-            raise err(f"{op_type}: {what} must be non-negative, got {what}[{i}] = [{a}, {b}]")
     return block, pads
 
 
-def _s2b_dims(x_shape, block, pads, err):
-    out = list(x_shape)
+def _block_product(block):
     prod = int(np.prod(block)) if block else 1
-    out[0] = _mul(out[0], prod)
+    if prod <= 0:  # TF 1.15's kernels check the product only
+        raise _invalid(f"Product of block sizes must be positive, got {prod}")
+    for i, k in enumerate(block):
+        if k < 1:
+            raise _invalid(f"block_shape[{i}] = {k} must be >= 1")
+    return prod
+
+
+def _s2b_dims(x_shape, block, pads, err):
+    """SpaceToBatchND's output dimensions. With err=ValueError, TF 1.15's shape function (block
+    or pads may be None, unknown): block by block, then pad by pad, in its words; otherwise its
+    kernel's checks and words."""
+    m = len(block) if block is not None else len(pads)
+    out = [x_shape[0]] + [None] * m + list(x_shape[1 + m:])
+    if err is ValueError:
+        if block is not None:
+            for k in block:
+                if k < 1:
+                    raise err("block_shape must be positive")
+                out[0] = _mul(out[0], k)
+        else:
+            out[0] = None
+        for i, (a, b) in enumerate(pads or ()):
+            if a < 0 or b < 0:
+                raise err("paddings cannot be negative")
+            d = x_shape[1 + i]
+            if block is None or d is None:
+                continue
+            if (d + a + b) % block[i]:
+                raise err(f"Dimension size must be evenly divisible by {block[i]} but is "
+                          f"{d + a + b}")
+            out[1 + i] = (d + a + b) // block[i]
+        return out
+    out[0] *= _block_product(block)
     for i, (k, (a, b)) in enumerate(zip(block, pads)):
-        d = x_shape[1 + i]
-        if d is None:
-            continue
-        p = d + a + b
-        if p % k and err is ValueError:  # TF 1.15's shape function's words
-            raise err(f"Dimension size must be evenly divisible by {k} but is {p}")
+        if a < 0 or b < 0:
+            raise err("Paddings must be non-negative")
+        p = x_shape[1 + i] + a + b
         if p % k:
-            raise err(f"SpaceToBatchND: padded dimension {1 + i} of input "
-                      f"{_shape_str(x_shape)} is {d} + {a} + {b} = {p}, not divisible by "
-                      f"block_shape[{i}] = {k}")
+            raise err(f"padded_shape[{i}]={p} is not divisible by block_shape[{i}]={k}")
         out[1 + i] = p // k
     return out
 
 
 def _b2s_dims(x_shape, block, crops, err):
-    out = list(x_shape)
-    prod = int(np.prod(block)) if block else 1
-    if out[0] is not None:
-        if out[0] % prod and err is ValueError:  # TF 1.15's shape function: block by block
-            batch = out[0]
+    """BatchToSpaceND's output dimensions; err as for _s2b_dims."""
+    m = len(block) if block is not None else len(crops)
+    out = [x_shape[0]] + [None] * m + list(x_shape[1 + m:])
+    if err is ValueError:
+        if block is not None:
             for k in block:
-                if batch % k:
-                    raise err(f"Dimension size must be evenly divisible by {k} but is {batch}")
-                batch //= k
-        if out[0] % prod:
-            raise err(f"BatchToSpaceND: input batch dimension {out[0]} (input shape "
-                      f"{_shape_str(x_shape)}) is not divisible by the product of block sizes "
-                      f"{prod}")
-        out[0] //= prod
+                if k < 1:
+                    raise err("block_shape must be positive")
+                if out[0] is not None:
+                    if out[0] % k:
+                        raise err(f"Dimension size must be evenly divisible by {k} but is "
+                                  f"{out[0]}")
+                    out[0] //= k
+        else:
+            out[0] = None
+        for i, (a, b) in enumerate(crops or ()):
+            if a < 0 or b < 0:
+                raise err("crops cannot be negative")
+            d = x_shape[1 + i]
+            if block is None or d is None:
+                continue
+            c = d * block[i]
+            for v in (a, b):  # TF subtracts the two crops one after the other
+                if c < v:
+                    raise err(f"Negative dimension size caused by subtracting {v} from {c}")
+                c -= v
+            out[1 + i] = c
+        return out
+    prod = _block_product(block)
+    if out[0] % prod:
+        raise err(f"Input batch dimension ({out[0]}) is not divisible by product of block "
+                  f"sizes ({prod})")
+    out[0] //= prod
     for i, (k, (a, b)) in enumerate(zip(block, crops)):
-        d = x_shape[1 + i]
-        if d is None:
-            continue
-        c = d * k - a - b
+        if a < 0 or b < 0:
+            raise err("Crops must be non-negative")
+        c = x_shape[1 + i] * k - a - b
         if c < 0:
-            raise err(f"BatchToSpaceND: crops[{i}] = [{a}, {b}] exceed dimension {1 + i} of "
-                      f"input {_shape_str(x_shape)} times block_shape[{i}] ({d} * {k} = "
-                      f"{d * k})")
+            raise err(f"cropped_shape[{i}]={c} must be non-negative")
         out[1 + i] = c
     return out
 
@@ -212,30 +253,27 @@ def _nd_shape(op):
         raise ValueError(f"{op.type}: block_shape must be 1-D, got shape {_shape_str(bsh)}")
     if psh.ndims is not None and psh.ndims != 2:
         raise ValueError(f"{op.type}: {what} must be 2-D, got shape {_shape_str(psh)}")
-    if x.ndims is None:
-        return [None]
     block = ops.constant_value(op._inputs[1])
     pads = ops.constant_value(op._inputs[2])
-    if block is None or pads is None:
-        m = bsh.as_list()[0] if bsh.ndims == 1 else None
-        if m is not None and x.ndims < 1 + m:
-            raise ValueError(f"{op.type}: input rank should be >= 1 + block rank = {1 + m}, "
-                             f"got input shape {_shape_str(x)}")
-        dims = [None] * x.ndims
-        if m is not None:  # dimensions past the blocked ones pass through
-            dims[1 + m:] = x.as_list()[1 + m:]
-        batch = x.as_list()[0]
-        if block is not None and batch is not None:
-            # a known block_shape alone fixes the batch dimension (TF's shape function)
-            prod = int(np.prod(np.asarray(block).reshape(-1)))
-            if prod > 0 and op.type == "SpaceToBatchND":
-                dims[0] = batch * prod
-            elif prod > 0 and batch % prod == 0:
-                dims[0] = batch // prod
-        return [dims]
-    block, pads = _check_block(op.type, x.as_list(), block, pads, what, ValueError)
+    m = bsh.as_list()[0] if bsh.ndims == 1 else None
+    if m is None and block is not None:
+        m = int(np.size(block))
+    if m is None:
+        return [None]
+    if x.ndims is not None and x.ndims < 1 + m:
+        raise ValueError(f"Shape must be at least rank {1 + m} but is rank {x.ndims}")
+    if pads is not None and np.shape(pads) != (m, 2):
+        raise ValueError(f"{op.type}: {what} should have shape [{m}, 2] (block_shape has {m} "
+                         f"entries), got {_shape_str(np.shape(pads))}")
+    xs = x.as_list() if x.ndims is not None else [None] * (1 + m)
+    block = None if block is None else [int(v) for v in np.reshape(block, -1).tolist()]
+    pads = None if pads is None else [[int(a), int(b)] for a, b in np.reshape(pads, (m, 2))]
     dims_fn = _s2b_dims if op.type == "SpaceToBatchND" else _b2s_dims
-    return [dims_fn(x.as_list(), block, pads, ValueError)]
+    if block is None and pads is None:
+        dims = [None] * (1 + m) + xs[1 + m:]
+    else:
+        dims = dims_fn(xs, block, pads, ValueError)
+    return [dims if x.ndims is not None else None]
 
 
 def _space_to_batch_nd_kernel(input, block_shape, paddings):
