@@ -320,20 +320,33 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             raise ValueError("No loop variables provided")
         flat = _Flat(structure)
         tensors = flat.tensors
+        max_iter = counter = None
+        if maximum_iterations is not None:  # (TF 1.15 makes the counter first)
+            max_iter = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if max_iter.get_shape().ndims not in (None, 0):
+                raise ValueError("maximum_iterations must be a scalar, saw shape: "
+                                 f"{max_iter.get_shape()}")
+            from tideflow.ops import constant_op
+
+            counter = constant_op.constant(0, dtype=max_iter.dtype.base_dtype,
+                                           name="iteration_counter")
+            if packed and isinstance(loop_vars, dict) and len(loop_vars) == 1:
+                loop_vars[0]  # TF packs loop_vars[0] with the counter: a KeyError for a dict
         if shape_invariants is not None:
             inv_struct = (shape_invariants,) if packed else shape_invariants
-            try:
-                nest.assert_same_structure(structure, inv_struct, check_types=False)
-                leaf_invariants = nest.flatten(inv_struct)
-            except (ValueError, TypeError):
-                # TensorShapes given as lists flatten to dims: match them one per variable
-                leaf_invariants = list(
-                    inv_struct if len(inv_struct) == len(flat.leaves) else [inv_struct])
-            if len(leaf_invariants) != len(flat.leaves):
-                nest.assert_same_structure(structure, inv_struct, check_types=False)
-                raise ValueError("The two structures don't have the same nested structure: "
-                                 "shape_invariants must have the structure of loop_vars")
-            invariants = flat.invariants(leaf_invariants)
+            # TF 1.15's nest check, sequence types included: a tuple of loop variables with a
+            # list of invariants is a TypeError, an invariant given as a list of dims (a
+            # sequence where the loop variable is a leaf) a ValueError
+            if counter is None:
+                nest.assert_same_structure(structure, inv_struct)
+            else:  # against (counter, the lone loop variable or all of them), as TF's
+                lone = not packed and len(structure) == 1 and not return_same_structure
+                nest.assert_same_structure(
+                    (counter, structure[0] if lone else structure),
+                    (TensorShape([]), shape_invariants))
+                if lone:
+                    inv_struct = [shape_invariants]
+            invariants = flat.invariants(nest.flatten(inv_struct))
         else:
             invariants = flat.default_invariants()
         for t, inv in zip(tensors, invariants):
@@ -348,16 +361,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     f"{_shape_str(inv)}."
                 )
         n_user = len(tensors)
-        max_iter = None
-        if maximum_iterations is not None:
-            max_iter = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
-            if max_iter.get_shape().ndims not in (None, 0):
-                raise ValueError("maximum_iterations must be a scalar, saw shape: "
-                                 f"{max_iter.get_shape()}")
-            from tideflow.ops import constant_op
-
-            counter = constant_op.constant(0, dtype=max_iter.dtype.base_dtype,
-                                           name="iteration_counter")
+        if counter is not None:
             tensors = [counter, *tensors]
             invariants = [counter._shape, *invariants]
         specs = [(t._dtype.base_dtype, inv) for t, inv in zip(tensors, invariants)]
