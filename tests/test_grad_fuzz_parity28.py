@@ -46,3 +46,19 @@ def test_cond_capturing_tensors_keeps_tf_names():
     assert v.tolist() == [0.174683079123497, 1.2796159982681274, 1.2796159982681274,
                           0.174683079123497]
 
+
+def test_unreduced_gradient_of_a_constant_operand_fails_the_shape_check():
+    # TF 1.15's Atan2 gradient is not reduced over broadcast axes; tf.gradients checks the
+    # gradient of every input against its shape, a constant's too (TF 1.15's message)
+    x = tf.placeholder(tf.float32, [3, 4])
+    c = tf.constant([1.0, 2.0, -1.0, 0.5])
+    with pytest.raises(ValueError) as e:
+        tf.gradients(tf.atan2(c, x), x)
+    assert str(e.value) == (
+        "Incompatible shapes between op input and calculated input gradient.  Forward "
+        "operation: Atan2.  Input index: 0. Original input shape: (4,).  Calculated input "
+        "gradient shape: (3, 4)")
+    with pytest.raises(ValueError, match="Forward operation: Atan2_1.  Input index: 1. "
+                                         r"Original input shape: \(\)"):
+        tf.gradients(tf.atan2(x, 2.0), x)
+

@@ -599,13 +599,12 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
                         *[res[i].op for i in dense_idx if op._inputs[i]._op in between])
                     for i in dense_idx:
                         res[i] = control_flow_ops.with_dependencies([gate], res[i])
-        # gradients of inputs no x depends on are dropped
-        res = [g if t._op in between else None
-               for t, g in zip(op._inputs, res)]
     out = []
     for i, (t, g) in enumerate(zip(op._inputs, res)):
         if g is not None and isinstance(g, ops.Tensor) and not _differentiable(t._dtype):
             g = None
+        # (as TF, the shape check covers the gradients of inputs no x depends on too, e.g. of
+        # a constant operand given an unreduced gradient, before they are dropped)
         if isinstance(g, ops.Tensor) and t._dtype.base_dtype != dtypes.resource:
             # as TF: an input's gradient has (at least) the input's static shape
             try:
@@ -616,7 +615,7 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
                     f"Forward operation: {op.name}.  Input index: {i}. Original input "
                     f"shape: {t.get_shape()}.  Calculated input gradient shape: "
                     f"{g.get_shape()}") from None
-        out.append(g)
+        out.append(g if t._op in between else None)  # (those no x depends on: dropped)
     return out
 
 
