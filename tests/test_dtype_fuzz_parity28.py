@@ -44,3 +44,23 @@ def test_float32_sqrt_packet_special_values():
     # all in the scalar tail
     assert _run(tf.sqrt(x), {x: v[:6]}).tolist() == [np.inf, -0.0, 0.0, 0.0,
                                                      1.7320507716308828e+19, 2.0]
+
+
+def test_complex_expm1_log1p_take_eigens_fallback_formulas():
+    # TF 1.15's complex Expm1 is Eigen's std_fallback: (exp(x) - 1) * x / log(exp(x)), so an
+    # imaginary part outside (-pi, pi] scales the value by x / log(exp(x)) (25j here); Log1p is
+    # x * (log(1 + x) / ((1 + x) - 1)), -inf + NaN j at -1
+    v = np.array([4.5 + 25.0j, -1 + 0j, complex(np.inf, 0), 1 + 2j, 1e-20 + 0j, -2 + 7j])
+    x = tf.placeholder(tf.complex128, [None])
+    em1, l1p = _run([tf.math.expm1(x), tf.math.log1p(x)], {x: v})
+    tf115_em1 = [140.18498269366995 + 482.36144588351397j, -0.6321205588285577 - 0j,
+                 complex(np.inf, 0), -2.1312043837568133 + 2.4717266720048188j, 1e-20 + 0j,
+                 -1.5464298013687425 + 2.6775581529670807j]
+    tf115_l1p = [3.242508421101758 + 1.3542460218188075j, complex(-np.inf, np.nan),
+                 complex(np.inf, 0), 1.039720770839918 + 0.7853981633974483j, 1e-20 + 0j,
+                 1.956011502714073 + 1.7126933813990606j]
+    np.testing.assert_array_equal(em1, tf115_em1)
+    np.testing.assert_array_equal(l1p, tf115_l1p)
+    x32 = tf.placeholder(tf.complex64, [None])
+    np.testing.assert_allclose(_run(tf.math.expm1(x32), {x32: v[:1].astype(np.complex64)}),
+                               [140.18498269366995 + 482.36144588351397j], rtol=1e-5)

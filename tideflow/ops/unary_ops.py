@@ -210,8 +210,53 @@ def _float32_as_tf(eigen_fn, ufunc):
 _tanh = _float32_as_tf(eigen_float32.tanh, np.tanh)
 _exp = _float32_as_tf(eigen_float32.exp, np.exp)
 _log = _float32_as_tf(eigen_float32.log, np.log)
-_log1p = _float32_as_tf(eigen_float32.log1p, np.log1p)
-_expm1 = _float32_as_tf(eigen_float32.expm1, np.expm1)
+
+
+def _complex_log1p(x, out=None):
+    """Complex log1p as TF 1.15's kernel (Eigen's scalar ``log1p_impl``): x where 1 + x
+    rounds to 1 or its log to itself, else x * (log(1 + x) / ((1 + x) - 1)), with std::complex's
+    products and quotients; log1p(-1) is -inf + NaN j."""
+    with np.errstate(all="ignore"):
+        x1p = x + 1
+        log_1p = np.log(x1p)
+        r = _complex_mul(x, _complex_div(log_1p, x1p - 1, packets=False), packets=False)
+        r = np.where((x1p == 1) | (x1p == log_1p), x, r).astype(x.dtype, copy=False)
+    return _into(out, r)
+
+
+def _complex_expm1(x, out=None):
+    """Complex expm1 as TF 1.15's kernel (Eigen's scalar ``expm1_impl``): with u = exp(x),
+    x where u is 1, -1 where u - 1 is, u where log(u) is, else (u - 1) * x / log(u), so a point
+    whose imaginary part lies outside (-pi, pi] is scaled by x / log(exp(x)) (TF's value, not
+    exp(x) - 1)."""
+    with np.errstate(all="ignore"):
+        u = np.exp(x)
+        um1 = u - 1
+        logu = np.log(u)
+        r = _complex_div(_complex_mul(um1, x, packets=False), logu, packets=False)
+        r = np.where(u == logu, u, r)
+        r = np.where(um1 == -1, -1, np.where(u == 1, x, r)).astype(x.dtype, copy=False)
+    return _into(out, r)
+
+
+def _into(out, r):
+    if out is None:
+        return r
+    out[...] = r
+    return out
+
+
+def _log1p_ufunc(x, out=None):
+    return _complex_log1p(x, out) if x.dtype.kind == "c" else np.log1p(x, out=out)
+
+
+def _expm1_ufunc(x, out=None):
+    return _complex_expm1(x, out) if x.dtype.kind == "c" else np.expm1(x, out=out)
+
+
+_log1p_ufunc.__name__, _expm1_ufunc.__name__ = "log1p", "expm1"
+_log1p = _float32_as_tf(eigen_float32.log1p, _log1p_ufunc)
+_expm1 = _float32_as_tf(eigen_float32.expm1, _expm1_ufunc)
 _sin = _float32_as_tf(eigen_float32.sin, np.sin)
 _cos = _float32_as_tf(eigen_float32.cos, np.cos)
 
@@ -800,7 +845,9 @@ def round(x, name=None):
 
 
 def _fused_grad_shape(op):
-    return [op.inputs[0].get_shape().merge_with(op.inputs[1].get_shape())]
+    # TF 1.15's UnchangedShape: y's static shape, not merged with dy's (a gradient of
+    # tanh(x) of an x of unknown shape stays unknown where dy's shape is known)
+    return [op.inputs[0].get_shape()]
 
 
 # The fused gradient ops' own gradients, built as TF 1.15's math_grad builds them (under a
