@@ -53,6 +53,20 @@ def test_shape_invariants_with_maximum_iterations_pack_a_lone_loop_variable():
         tf.while_loop(lambda d: True, lambda d: d, {'a': x}, maximum_iterations=3)
 
 
+def test_tensor_array_concat_of_scalar_elements_is_a_vector_statically():
+    # TF 1.15's concat sets [None] + element_shape[1:] whenever the element shape is known,
+    # a scalar's too (the kernel then fails: "Concat saw a scalar shape at index 0")
+    x = tf.placeholder(tf.float32, [])
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    ta = tf.while_loop(lambda i, t: i < 2, lambda i, t: (i + 1, t.write(i, x)),
+                       (tf.constant(0), ta))[1]
+    assert str(ta.concat().shape) == "(?,)"
+    assert str(tf.TensorArray(tf.float32, size=3).unstack(tf.zeros([3])).concat().shape) == "(?,)"
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                          match="Concat saw a scalar shape at index 0"):
+        s.run(ta.concat(), {x: 1.0})
+
+
 # ---- the seeded control-flow fuzz run: tideflow against a float64 NumPy evaluation -----------
 
 N, D = 4, 3

@@ -299,7 +299,7 @@ class TensorArray:
         out = self._own(list_ops.concat(self._list, self._dtype, shape,
                                          name=name or "TensorArrayConcatV3",
                                          leading_dims=leading)[0])
-        if self._element_shape.ndims:
+        if self._element_shape.ndims is not None:  # (TF: "if element_shape", a scalar too)
             out.set_shape(TensorShape([None]).concatenate(self._element_shape[1:]))
         self._end(began)
         return out
