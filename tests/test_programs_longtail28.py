@@ -5,9 +5,10 @@ sizes and step counts shrunk; helper code from the program's own repository inli
 test runs the reduced program and compares what it prints, line by line and exactly, with
 what TF 1.15 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds
 (measured). The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F841, I001
+# ruff: noqa: F841, I001, UP031
 
 import pytest
+from tests.printed_programs import same_printed
 
 import tideflow as tf
 
@@ -241,4 +242,222 @@ Tensor("new_state/mul_2:0", shape=(1, 20), dtype=float32)
   -4.6566133e-11  9.3132266e-11 -2.6058407e-07 -1.2494790e-03]]
 float32 (1, 20)
 1552 ['k4/time_derivative/recombine/strided_slice', 'new_state/truediv/y', 'new_state/truediv', 'new_state/mul/y', 'new_state/mul', 'new_state/add', 'new_state/mul_1/y', 'new_state/mul_1', 'new_state/add_1', 'new_state/add_2', 'new_state/mul_2', 'init']
+""")
+
+
+def test_siamese_contrastive(capsys, tmp_path):
+    #  the last printed digit may differ:Kyrie-Irving07/Siamese-network venv/siamese.py (reduced)
+    import numpy as np
+    # Kyrie-Irving07/Siamese-network venv/siamese.py (784 -> 12 inputs, 1024 -> 6 units)
+    class siamese:
+        def __init__(self):
+            self.image1 = tf.placeholder(dtype=tf.float32, shape=[None, 12], name="image1")
+            self.image2 = tf.placeholder(dtype=tf.float32, shape=[None, 12], name="image2")
+            with tf.variable_scope("siamese") as scope:
+                self.out1 = self.network(self.image1)
+                scope.reuse_variables()
+                self.out2 = self.network(self.image2)
+            self.y_ = tf.placeholder(dtype=tf.float32, shape=[None])
+            self.loss = self.loss_of_siamese()
+        def network(self, x):
+            net1 = self.layer(x, 6, "net1")
+            net1 = tf.nn.relu(net1)
+            net2 = self.layer(net1, 6, "net2")
+            net2 = tf.nn.relu(net2)
+            net3 = self.layer(net2, 2, "net3")
+            return net3
+        def layer(self,prev,next,name):
+            initializer = tf.truncated_normal_initializer(stddev=0.1)
+            w = tf.get_variable(name=name + 'w', shape=[prev.get_shape()[1], next], initializer=initializer)
+            b = tf.get_variable(name=name + 'b', initializer=tf.constant(0.1, shape=[next], dtype=tf.float32))
+            output = tf.nn.bias_add(tf.matmul(prev, w), b)
+            return output
+        def loss_of_siamese(self):
+            distance = tf.sqrt(tf.reduce_sum(tf.pow(tf.subtract(self.out1, self.out2), 2), 1) + 1e-6)
+            margine = tf.constant(5, dtype=tf.float32)
+            label = self.y_
+            label_ = tf.subtract(1.0, label)
+            term1 = tf.reduce_sum(tf.multiply(distance, label), 0)
+            term2 = tf.reduce_sum(tf.multiply(tf.maximum(tf.subtract(margine, distance), 0), label_))
+            loss_of_siamese = term1 + term2
+            return loss_of_siamese
+    tf.set_random_seed(1)
+    model = siamese()
+    print(model.out1, model.out2, model.loss)
+    print([v.name for v in tf.trainable_variables()])
+    train_step = tf.train.GradientDescentOptimizer(0.01).minimize(model.loss)
+    rng = np.random.RandomState(0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in range(30):
+            x1 = rng.rand(8, 12).astype(np.float32); x2 = rng.rand(8, 12).astype(np.float32)
+            y = (rng.rand(8) > 0.5).astype(np.float32)
+            _, l = sess.run([train_step, model.loss], feed_dict={model.image1: x1, model.image2: x2, model.y_: y})
+            if step % 10 == 0:
+                print('step %d: loss %.3f' % (step, l), l)
+        print(sess.run(model.out1, {model.image1: x1}))
+
+    # the contrastive distance's tf.sqrt of 8 floats is one Eigen packet in TF, an approximate root (rsqrt and a Newton step) that can be an ulp off the exact root tideflow takes
+    same_printed(capsys.readouterr().out.splitlines(), """\
+Tensor("siamese/BiasAdd_2:0", shape=(?, 2), dtype=float32) Tensor("siamese/BiasAdd_5:0", shape=(?, 2), dtype=float32) Tensor("add_1:0", shape=(), dtype=float32)
+['siamese/net1w:0', 'siamese/net1b:0', 'siamese/net2w:0', 'siamese/net2b:0', 'siamese/net3w:0', 'siamese/net3b:0']
+step 0: loss 29.988 29.987652
+step 10: loss 15.007 15.007189
+step 20: loss 20.005 20.004595
+[[0.09794253 0.09476393]
+ [0.09902669 0.08549672]
+ [0.10073812 0.08602769]
+ [0.10030794 0.08754305]
+ [0.09892141 0.08944361]
+ [0.10119836 0.09162636]
+ [0.10050374 0.08524695]
+ [0.09917604 0.0930953 ]]
+""".splitlines(), 1e-6)
+
+
+def test_siamese_cosine_mse(capsys, tmp_path):
+    #  an ulp apart now and then, which 25 Adam steps carry to the printed digits:ThomasChen94/GoldNLP code/siamese.py (reduced)
+    import numpy as np
+    # ThomasChen94/GoldNLP code/siamese.py (cosine-similarity siamese, feature size shrunk, 1024 -> 5)
+    class siamese:
+        def __init__(self, feature_size):
+            self.x1 = tf.placeholder(tf.float32, [None, feature_size])
+            self.x2 = tf.placeholder(tf.float32, [None, feature_size])
+            with tf.variable_scope("siamese") as scope:
+                self.o1 = self.network(self.x1)
+                scope.reuse_variables()
+                self.o2 = self.network(self.x2)
+            self.y = tf.placeholder(tf.float32, [None])
+            self.loss = self.cosine_sim_loss()
+        def network(self, x):
+            weights = []
+            fc1 = self.fc_layer(x, 5, "fc1")
+            return fc1
+        def fc_layer(self, bottom, n_weight, name):
+            assert len(bottom.get_shape()) == 2
+            n_prev_weight = bottom.get_shape()[1]
+            initer = tf.truncated_normal_initializer(stddev=0.01)
+            W = tf.get_variable(name+'W', dtype=tf.float32, shape=[n_prev_weight, n_weight], initializer=initer)
+            b = tf.get_variable(name+'b', dtype=tf.float32, initializer=tf.constant(0.01, shape=[n_weight], dtype=tf.float32))
+            fc = tf.nn.bias_add(tf.matmul(bottom, W), b)
+            return fc
+        def cosine_sim_loss(self):
+            cosine_sim_nume = tf.reduce_sum(tf.multiply(self.o1, self.o2), axis = 1)
+            cosine_sim_denomi = tf.norm(self.o1, axis = 1) * tf.norm(self.o2, axis = 1)
+            self.cosine_sim = cosine_sim_nume / cosine_sim_denomi
+            loss = tf.losses.mean_squared_error(self.y, self.cosine_sim)
+            return loss
+    tf.set_random_seed(3)
+    s = siamese(7)
+    print(s.cosine_sim, s.loss, tf.get_collection(tf.GraphKeys.LOSSES))
+    train = tf.train.AdamOptimizer(0.01).minimize(s.loss)
+    rng = np.random.RandomState(1)
+    a = rng.randn(6, 7).astype(np.float32); b = rng.randn(6, 7).astype(np.float32); y = rng.choice([-1., 1.], 6).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(25):
+            _, l = sess.run([train, s.loss], {s.x1: a, s.x2: b, s.y: y})
+            if i % 5 == 0: print(i, l)
+        print(sess.run(s.cosine_sim, {s.x1: a, s.x2: b}).tolist())
+
+    # ApplyAdam's v.sqrt() is Eigen's approximate packet root in TF
+    same_printed(capsys.readouterr().out.splitlines(), """\
+Tensor("truediv:0", shape=(?,), dtype=float32) Tensor("mean_squared_error/value:0", shape=(), dtype=float32) [<tf.Tensor 'mean_squared_error/value:0' shape=() dtype=float32>]
+0 1.7792826
+5 0.06493496
+10 0.03243171
+15 0.016259484
+20 0.0066810134
+[0.9383477568626404, -0.953321635723114, 0.9706940054893494, -0.919421911239624, 0.9512996077537537, 0.9575404524803162]
+""".splitlines(), 1e-5)
+
+
+def test_dataset_types_and_one_shot_iterator(capsys, tmp_path):
+    # comrados/PythonASR NNs/tf_data.py (reduced)
+    # comrados/PythonASR NNs/tf_data.py
+    tf.set_random_seed(0)
+    sess = tf.Session()
+    dataset = tf.data.Dataset.from_tensor_slices(
+       {"a": tf.random_uniform([4]),
+        "b": tf.random_uniform([4, 100], maxval=100, dtype=tf.int32)})
+    print(dataset.output_types)  # ==> "{'a': tf.float32, 'b': tf.int32}"
+    print(dataset.output_shapes)  # ==> "{'a': (), 'b': (100,)}"
+    dataset = tf.data.Dataset.range(10)
+    iterator = dataset.make_one_shot_iterator()
+    next_element = iterator.get_next()
+    print(next_element, dataset.output_types, dataset.output_shapes)
+    for i in range(10):
+      value = sess.run(next_element)
+      print(value, type(value))
+      assert i == value
+    try:
+      sess.run(next_element)
+    except tf.errors.OutOfRangeError as e:
+      print(type(e).__name__, e.message.splitlines()[0])
+    sess.close()
+
+    _printed(capsys, """\
+{'a': tf.float32, 'b': tf.int32}
+{'a': TensorShape([]), 'b': TensorShape([Dimension(100)])}
+Tensor("IteratorGetNext:0", shape=(), dtype=int64) <dtype: 'int64'> ()
+0 <class 'numpy.int64'>
+1 <class 'numpy.int64'>
+2 <class 'numpy.int64'>
+3 <class 'numpy.int64'>
+4 <class 'numpy.int64'>
+5 <class 'numpy.int64'>
+6 <class 'numpy.int64'>
+7 <class 'numpy.int64'>
+8 <class 'numpy.int64'>
+9 <class 'numpy.int64'>
+OutOfRangeError End of sequence
+""")
+
+
+def test_lms_recommender_np_matrix_feed(capsys, tmp_path):
+    # ch1nmay7898/LMSRecommenderSystem collaborativeTest.py (reduced)
+    import numpy as np
+    # ch1nmay7898/LMSRecommenderSystem collaborativeTest.py (np.matrix ratings fed; 5000 -> 40 steps)
+    np.random.seed(0)
+    BOOKS = np.matrix([[1, 0, 5, 4, 0, 0], [0, 4, 0, 0, 2, 0], [0, 0, 3, 1, 0, 2], [0, 0, 0, 1, 0, 0], [0, 5, 0, 0, 3, 0], [0, 0, 0, 0, 1, 4]])
+    R = np.array(BOOKS)
+    N = len(BOOKS)
+    M = len(BOOKS[0])
+    print(N, M)
+    K = 2
+    P = np.random.rand(N, K)
+    Q = np.random.rand(M, K)
+    ratings = tf.placeholder(tf.float32, name='ratings')
+    tP = tf.Variable(P, dtype=tf.float32, name='P')
+    tQ = tf.Variable(Q, dtype=tf.float32, name='Q')
+    pMultq = tf.matmul(tP, tQ, transpose_b=True)
+    squared_deltas = tf.square(pMultq - ratings)
+    loss = tf.reduce_sum(squared_deltas)
+    tf.summary.scalar('loss', loss)
+    tf.summary.scalar('sumP', tf.reduce_sum(tP))
+    tf.summary.scalar('sumQ', tf.reduce_sum(tQ))
+    optimizer = tf.train.GradientDescentOptimizer(0.01)
+    train = optimizer.minimize(loss)
+    sess = tf.Session()
+    init = tf.global_variables_initializer()
+    sess.run(init)
+    summary_op = tf.summary.merge_all()
+    file_writer = tf.summary.FileWriter(str(tmp_path), sess.graph)
+    for i in range(40):
+        _, summary = sess.run([train, summary_op], {ratings: R})
+        file_writer.add_summary(summary, i)
+    print(np.around(sess.run(pMultq), 3))
+    print(sess.run(loss, {ratings: BOOKS}), pMultq, squared_deltas.shape)
+    file_writer.close()
+    sess.close()
+
+    _printed(capsys, """\
+6 1
+[[1.666]
+ [1.   ]
+ [1.   ]
+ [0.167]
+ [1.333]
+ [0.834]]
+84.33333 Tensor("MatMul:0", shape=(6, 1), dtype=float32) <unknown>
 """)

@@ -605,6 +605,10 @@ def _where_kernel(x):
     x = np.asarray(x)
     if not x.ndim:  # TF's kernel takes ranks 1 to 8 only
         raise errors.InvalidArgumentError(None, None, "WhereOp : Unhandled input dimensions: 0")
+    if x.dtype == np.float16:  # (TF 1.15's CPU kernel is registered for half, and refuses it)
+        raise errors.UnimplementedError(
+            None, None, "No WhereOp available for float16/half type on CPU; dying in CPU WhereOp "
+            "to avoid silently creating costly copies from device.")
     return np.argwhere(x).astype(np.int64, copy=False)
 
 
@@ -612,8 +616,8 @@ op_registry.declare(
     "Where",
     inputs=["input: T"],
     outputs=["index: int64"],
-    attrs=[("T: {float, double, int32, uint8, int16, int8, complex64, int64, bfloat16, uint16, "
-           "complex128, half, uint32, uint64, bool} = DT_BOOL")],
+    attrs=[("T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
+            "qint32, bfloat16, uint16, complex128, half, uint32, uint64, bool} = DT_BOOL")],
     shape=lambda op: [[None, _in(op, 0).ndims]],
     kernel=_where_kernel,
     differentiable=False,
