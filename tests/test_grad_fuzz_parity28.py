@@ -4,6 +4,8 @@ results as measured, and a small seeded fuzz run of random differentiable progra
 float64 gradients are checked against central finite differences of tideflow's own forward
 values (an oracle independent of the gradient functions)."""
 
+# ruff: noqa: B023  (the generator's lambdas are called in the iteration that makes them)
+
 import numpy as np
 import pytest
 
@@ -62,3 +64,150 @@ def test_unreduced_gradient_of_a_constant_operand_fails_the_shape_check():
                                          r"Original input shape: \(\)"):
         tf.gradients(tf.atan2(x, 2.0), x)
 
+
+@pytest.mark.parametrize("name", ["TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad",
+                                  "ReciprocalGrad", "InvGrad"])
+def test_output_gradient_ops_take_y_static_shape(name):
+    # TF 1.15 (UNARY_GRADIENT_COMPLEX: UnchangedShape): y's shape, dy's not merged in
+    y = tf.placeholder(tf.float32, [None, None])
+    dy = tf.placeholder(tf.float32, [None, 4])
+    f = getattr(tf.raw_ops, name)
+    assert f(y=y, dy=dy).shape.as_list() == [None, None]
+    assert f(y=dy, dy=y).shape.as_list() == [None, 4]
+
+
+def test_sigmoid_gradient_of_unknown_shape_stays_unknown():
+    # TF 1.15: the gradient reaching x is SigmoidGrad's (?, ?), though MatMul's is (?, 4)
+    x = tf.placeholder(tf.float32, [None, None])
+    y = tf.reduce_mean(tf.matmul(tf.sigmoid(x), tf.ones([4, 2])))
+    g = tf.gradients(y, x)[0]
+    assert g.name == "gradients/Sigmoid_grad/SigmoidGrad:0"
+    assert g.shape.as_list() == [None, None]
+    # (ReluGrad merges both inputs' shapes in TF 1.15)
+    g = tf.gradients(tf.reduce_mean(tf.matmul(tf.nn.relu(x), tf.ones([4, 2]))), x)[0]
+    assert g.shape.as_list() == [None, 4]
+
+
+# ---- the fuzz run: random float64 programs, gradients against finite differences -------------
+
+def _program(seed):
+    """A random differentiable float64 program; returns (loss, placeholders, feeds, unused)."""
+    r = np.random.RandomState(seed)
+    f64 = tf.float64
+    xs, feeds, pool = [], {}, []
+    for shape in [(3, 4), [(4,), (3, 1), (1, 4), ()][r.randint(4)], (2, 3, 4)][:2 + r.randint(2)]:
+        x = tf.placeholder(f64, list(shape) if r.rand() < 0.7 else [None] * len(shape))
+        xs.append(x)
+        feeds[x] = np.asarray(r.randn(*shape))
+        pool.append((x, tuple(shape)))
+    unused = tf.placeholder(f64, [2])
+    feeds[unused] = r.randn(2)
+    pred = tf.placeholder(tf.bool, [])
+    feeds[pred] = bool(r.rand() < 0.5)
+
+    def const(shape):
+        return tf.constant(np.asarray(r.randn(*shape)))
+
+    def pick(ok=lambda s: True):
+        idx = [i for i, (_, s) in enumerate(pool) if ok(s)]
+        return pool[idx[r.randint(len(idx))]] if idx else (None, None)
+
+    unary = [tf.tanh, tf.sigmoid, tf.square, tf.sin, tf.atan, tf.erf, tf.nn.softplus,
+             tf.nn.selu, lambda t: tf.exp(tf.tanh(t)), lambda t: tf.log(tf.abs(t) + 0.5),
+             lambda t: tf.rsqrt(tf.abs(t) + 0.5), lambda t: tf.pow(t, 3.0),
+             lambda t: tf.math.reciprocal(tf.square(t) + 1.0)]
+    binary = [tf.add, tf.subtract, tf.multiply, tf.maximum, tf.squared_difference,
+              lambda a, b: a / (tf.abs(b) + 0.5), lambda a, b: tf.pow(tf.abs(a) + 0.5, b)]
+    for _ in range(r.randint(3, 8)):
+        t, s = pick()
+        k = r.randint(13)
+        nd = len(s)
+        if k == 0:
+            pool.append((unary[r.randint(len(unary))](t), s))
+        elif k == 1:
+            u, _ = pick(lambda q: len(q) <= nd and all(
+                a in (1, b) for a, b in zip(q[::-1], s[::-1])))
+            pool.append((binary[r.randint(len(binary))](t, u) if r.rand() < 0.5 else
+                         binary[r.randint(len(binary))](u, t), s))
+        elif k == 2 and nd:
+            ax = [None, int(r.randint(-nd, nd)), [0, nd - 1]][r.randint(3)]
+            kd = bool(r.rand() < 0.5)
+            f = [tf.reduce_sum, tf.reduce_mean, tf.reduce_max, tf.reduce_prod,
+                 tf.reduce_logsumexp][r.randint(5)]
+            axes = range(nd) if ax is None else {a % nd for a in np.atleast_1d(ax)}
+            pool.append((f(t, axis=ax, keepdims=kd),
+                         tuple(1 if d in axes else n for d, n in enumerate(s)
+                               if kd or d not in axes)))
+        elif k == 3 and nd == 2:
+            ta, tb = bool(r.rand() < 0.5), bool(r.rand() < 0.5)
+            m, kk = (s[1], s[0]) if ta else s
+            w = const((2, kk) if tb else (kk, 2))
+            pool.append((tf.matmul(t, w, transpose_a=ta, transpose_b=tb), (m, 2)))
+        elif k == 4 and nd:
+            f = [tf.nn.softmax, tf.nn.log_softmax, tf.nn.l2_normalize][r.randint(3)]
+            pool.append((f(t, axis=int(r.randint(-nd, nd))), s))
+        elif k == 5 and nd:
+            f = [tf.cumsum, tf.cumprod][r.randint(2)]
+            pool.append((f(t, axis=int(r.randint(nd)), exclusive=bool(r.rand() < 0.5),
+                           reverse=bool(r.rand() < 0.5)), s))
+        elif k == 6 and nd:
+            ids = r.randint(s[0], size=4)
+            ids[3] = ids[0]  # a duplicate index: its gradient rows are summed
+            pool.append((tf.gather(t, ids), (4,) + s[1:]))
+        elif k == 7 and nd >= 2:
+            pool.append((tf.gather_nd(t, np.array([[0, 1], [s[0] - 1, 0], [0, 1]])),
+                         (3,) + s[2:]))
+        elif k == 8 and nd:
+            pool.append((tf.concat([t, t * 2.0], -1), s[:-1] + (2 * s[-1],)))
+            pool.append((tf.pad(t[..., ::-1], [[1, 0]] * nd, mode="SYMMETRIC"),
+                         tuple(n + 1 for n in s)))
+        elif k == 9 and nd:
+            ids = np.sort(r.randint(2, size=s[0]))
+            f = [tf.math.segment_sum, tf.math.segment_mean][r.randint(2)]
+            pool.append((f(t, ids), (int(ids[-1]) + 1,) + s[1:]))
+            pool.append((tf.math.unsorted_segment_sum(t, r.randint(-1, 3, size=s[0]), 3),
+                         (3,) + s[1:]))
+        elif k == 10 and nd >= 2:
+            m, v = tf.nn.moments(t, [0])
+            pool.append((tf.nn.batch_normalization(t, m, v, None, const(s[-1:]), 1e-3), s))
+        elif k == 11:
+            u, _ = pick(lambda q: q == s)
+            pool.append((tf.cond(pred, lambda: tf.tanh(t) * u, lambda: tf.square(u) - t), s))
+        elif k == 12:
+            _, v = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, tf.sin(v) * 1.5 + t),
+                                 [tf.constant(0), t])
+            pool.append((v, s))
+    loss = tf.reduce_sum(pool[-1][0] * const(pool[-1][1]))
+    for i in r.randint(len(pool), size=2):
+        loss += tf.reduce_mean(pool[i][0])
+    return loss, xs + [unused], feeds, unused
+
+
+@pytest.mark.parametrize("first", [0, 10, 20])
+def test_random_programs_gradients_match_finite_differences(first):
+    for seed in range(first, first + 10):
+        with tf.Graph().as_default():
+            loss, xs, feeds, _ = _program(seed)
+            grads = tf.gradients(loss, xs)
+            assert grads[-1] is None  # (the placeholder the loss does not read)
+            # (a gather straight from a placeholder gives IndexedSlices: compared densified)
+            dense = [(x, tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g)
+                     for x, g in zip(xs, grads) if g is not None]
+            for x, g in dense:
+                assert g.dtype == tf.float64 and g.shape.is_compatible_with(x.shape), seed
+            with tf.Session() as s:
+                got = s.run([g for _, g in dense], feeds)
+                for (x, _), gv in zip(dense, got):
+                    base = feeds[x]
+                    fd = np.zeros(base.shape)
+                    for ix in np.ndindex(*base.shape):
+                        v = []
+                        for step in (1e-6, -1e-6):
+                            feeds[x] = base.copy()
+                            feeds[x][ix] += step
+                            v.append(s.run(loss, feeds))
+                        fd[ix] = (v[0] - v[1]) / 2e-6
+                    feeds[x] = base
+                    scale = max(np.abs(fd).max(), 1.0)
+                    np.testing.assert_allclose(gv, fd, rtol=0, atol=1e-5 * scale,
+                                               err_msg=f"seed {seed} {x.name}")
