@@ -64,3 +64,14 @@ def test_complex_expm1_log1p_take_eigens_fallback_formulas():
     x32 = tf.placeholder(tf.complex64, [None])
     np.testing.assert_allclose(_run(tf.math.expm1(x32), {x32: v[:1].astype(np.complex64)}),
                                [140.18498269366995 + 482.36144588351397j], rtol=1e-5)
+
+
+def test_where_of_float16_is_unimplemented_on_cpu():
+    # TF 1.15 registers a CPU Where kernel for half that refuses it at run time
+    x = tf.placeholder(tf.float16, [None])
+    with pytest.raises(tf.errors.UnimplementedError, match="No WhereOp available for "
+                       "float16/half type on CPU; dying in CPU WhereOp to avoid silently"):
+        _run(tf.where(x), {x: np.float16([0, 1])})
+    assert _run(tf.where(tf.constant([0.0, 2.0], tf.bfloat16))).tolist() == [[1]]
+    with pytest.raises(TypeError, match="int64, qint8, quint8, qint32, bfloat16, uint16"):
+        tf.where(tf.constant(["a"]))

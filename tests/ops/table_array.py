@@ -315,8 +315,10 @@ CASES = [
     Case("ScatterNd", lambda i, u: tf.scatter_nd(i, u, [5, 2]),
          [np.array([[1], [3], [1]], np.int32), _data((3, 2))], _scatter_ref, fixed=(0,),
          dtypes=_NUM),
+    # (TF 1.15's CPU Where refuses float16: UnimplementedError, test_dtype_fuzz_parity28)
     Case("Where", lambda x: tf.where(x), [_data((2, 3))],
-         lambda x: np.argwhere(x).astype(np.int64), dtypes=_ALL, grad=False),
+         lambda x: np.argwhere(x).astype(np.int64), dtypes=[d for d in _ALL if d != tf.float16],
+         grad=False),
     Case("Select", lambda c, v, x, y: [tf.where(c, x, y), tf.where(v, x, y), tf.select(c, y, x)],
          [np.array([[True, False, True], [False, False, True]]), np.array([False, True]),
           _data((2, 3)), _data((2, 3), 10)],
