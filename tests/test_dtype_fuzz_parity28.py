@@ -75,3 +75,19 @@ def test_where_of_float16_is_unimplemented_on_cpu():
     assert _run(tf.where(tf.constant([0.0, 2.0], tf.bfloat16))).tolist() == [[1]]
     with pytest.raises(TypeError, match="int64, qint8, quint8, qint32, bfloat16, uint16"):
         tf.where(tf.constant(["a"]))
+
+
+def test_feeding_a_big_python_int_to_uint32():
+    # NumPy 1.x converts a Python int for uint32 through an unsigned long (2**63 wraps to 0),
+    # so TF 1.15's feed check raises its TypeError there; past 2**64 it is NumPy's OverflowError
+    p = tf.placeholder(tf.uint32)
+    with tf.Session() as s:
+        with pytest.raises(TypeError, match=r"Type of feed value 9223372036854775808 with type "
+                           r"<class 'int'> is not compatible with Tensor type <class "
+                           r"'numpy.uint32'>. Try explicitly setting the type"):
+            s.run(p, {p: 2**63})
+        with pytest.raises(TypeError, match="Type of feed value 18446744073709551615"):
+            s.run(p, {p: 2**64 - 1})
+        with pytest.raises(OverflowError, match="Python int too large to convert to C long"):
+            s.run(p, {p: 2**64})
+        assert s.run(p, {p: 2**32 - 1}) == 4294967295

@@ -458,14 +458,15 @@ def _int_feed_changes(value, dtype):
     """TF 1.15's check of a Python int (or bool) fed to ``dtype``: whether NumPy 1.x's scalar
     of the feed's type differs from it (an int out of an integer type's range, a bool type's
     2, a float type's rounding: 16777217 as float32, 70000 as float16; a string type's always);
-    an int past a C long (past an unsigned one for uint64) is NumPy 1.x's OverflowError."""
+    an int past a C long (past an unsigned one for uint32 and uint64, which NumPy 1.x converts
+    through one) is NumPy 1.x's OverflowError."""
     if dtype == dtypes.string:
         return True
     if dtype._np is None:
         return False
     kind = np.dtype(dtype._np).kind
     if kind in "iu":
-        top = 2**64 if (kind == "u" and dtype.size == 8) else 2**63
+        top = 2**64 if (kind == "u" and dtype.size >= 4) else 2**63
         if not -(2**63) <= value < top:
             raise OverflowError("Python int too large to convert to C long")
         return not dtype.min <= value <= dtype.max
