@@ -5,7 +5,7 @@ sizes and step counts shrunk; helper code from the program's own repository inli
 test runs the reduced program and compares what it prints, line by line and exactly, with
 what TF 1.15 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds
 (measured). The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F841, I001, UP031
+# ruff: noqa: F401, F841, I001, UP031, UP032
 
 import pytest
 from tests.printed_programs import same_printed
@@ -460,4 +460,196 @@ def test_lms_recommender_np_matrix_feed(capsys, tmp_path):
  [1.333]
  [0.834]]
 84.33333 Tensor("MatMul:0", shape=(6, 1), dtype=float32) <unknown>
+""")
+
+
+def test_wgan_gp_gradient_penalty(capsys, tmp_path):
+    # james-oldfield/adv-attribute-disentanglement utils.py (gradient_penalty) and geoffsmith/map-gan dcgan/gradient_penalty.py, with a small conv critic and RMSProp (reduced)
+    import numpy as np
+    # james-oldfield/adv-attribute-disentanglement utils.py gradient_penalty, with a small conv critic and
+    # geoffsmith/map-gan dcgan/gradient_penalty.py (its interpolation and printed shapes)
+    def gradient_penalty(real, fake, f):
+        def interpolate(a, b):
+            shape = tf.concat((tf.shape(a)[0:1], tf.tile([1], [a.shape.ndims - 1])), axis=0)
+            alpha = tf.random_uniform(shape=shape, minval=0., maxval=1.)
+            inter = a + alpha * (b - a)
+            inter.set_shape(a.get_shape().as_list())
+            return inter
+        x = interpolate(real, fake)
+        print(x)
+        pred = f(x, reuse=True)
+        gradients = tf.gradients(pred, x)[0]
+        print(gradients)
+        slopes = tf.sqrt(tf.reduce_sum(tf.square(gradients), axis=[1, 2, 3]))
+        gp = tf.reduce_mean((slopes - 1.)**2)
+        return gp
+    def map_gan_gradient_penalty(X, gen):
+        print(X.get_shape())
+        epsilon = tf.random_uniform(shape=(X.get_shape().as_list()[0],))
+        epsilon = tf.expand_dims(epsilon, axis=-1)
+        epsilon = tf.expand_dims(epsilon, axis=-1)
+        epsilon = tf.expand_dims(epsilon, axis=-1)
+        print('epsilon shape', epsilon.shape)
+        print('X', X.shape, ', gen', gen.shape)
+        x = X * epsilon + gen * (1.0 - epsilon)
+        print('gradient penalty image shape', x.shape)
+        return x
+    def critic(x, reuse=False):
+        with tf.variable_scope('critic', reuse=reuse):
+            h = tf.layers.conv2d(x, 4, 3, strides=2, padding='same', activation=tf.nn.leaky_relu, name='c1')
+            h = tf.layers.flatten(h)
+            return tf.layers.dense(h, 1, name='out')
+    tf.set_random_seed(2)
+    real = tf.placeholder(tf.float32, [None, 8, 8, 1])
+    z = tf.placeholder(tf.float32, [None, 4])
+    with tf.variable_scope('gen'):
+        fake = tf.reshape(tf.layers.dense(z, 64, activation=tf.nn.tanh), [-1, 8, 8, 1])
+    d_real = critic(real); d_fake = critic(fake, reuse=True)
+    gp = gradient_penalty(real, fake, critic)
+    d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real) + 10. * gp
+    g_loss = -tf.reduce_mean(d_fake)
+    d_vars = [v for v in tf.trainable_variables() if v.name.startswith('critic')]
+    g_vars = [v for v in tf.trainable_variables() if v.name.startswith('gen')]
+    print([v.name for v in d_vars], [v.name for v in g_vars])
+    d_opt = tf.train.RMSPropOptimizer(1e-3).minimize(d_loss, var_list=d_vars)
+    g_opt = tf.train.RMSPropOptimizer(1e-3).minimize(g_loss, var_list=g_vars)
+    mixed = map_gan_gradient_penalty(tf.placeholder(tf.float32, [4, 8, 8, 1]), tf.zeros([4, 8, 8, 1]))
+    rng = np.random.RandomState(0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for it in range(6):
+            xr = rng.rand(4, 8, 8, 1).astype(np.float32); zz = rng.randn(4, 4).astype(np.float32)
+            _, dl, g = sess.run([d_opt, d_loss, gp], {real: xr, z: zz})
+            _, gl = sess.run([g_opt, g_loss], {z: zz})
+            print(it, '%.4f %.4f %.4f' % (dl, gl, g))
+
+    _printed(capsys, """\
+Tensor("add:0", shape=(?, 8, 8, 1), dtype=float32)
+Tensor("gradients/critic_2/c1/Conv2D_grad/Conv2DBackpropInput:0", shape=(?, 8, 8, 1), dtype=float32)
+['critic/c1/kernel:0', 'critic/c1/bias:0', 'critic/out/kernel:0', 'critic/out/bias:0'] ['gen/dense/kernel:0', 'gen/dense/bias:0']
+(4, 8, 8, 1)
+epsilon shape (4, 1, 1, 1)
+X (4, 8, 8, 1) , gen (4, 8, 8, 1)
+gradient penalty image shape (4, 8, 8, 1)
+0 2.5497 -0.1556 0.1615
+1 2.1999 -0.0710 0.1357
+2 2.5720 -0.0757 0.1711
+3 1.8638 -0.1464 0.1098
+4 2.0067 -0.0666 0.1261
+5 1.9519 -0.1329 0.1204
+""")
+
+
+def test_study_cnn_selu_dropout(capsys, tmp_path):
+    # hjuju/TF_STUDY-HAN Tensorflow1.14/tf19_cnn2.py (reduced)
+    import numpy as np
+    # hjuju/TF_STUDY-HAN Tensorflow1.14/tf19_cnn2.py (MNIST -> random 12x12; ic() -> print; 15 epochs of 600 -> 3 of 2)
+    tf.set_random_seed(66)
+    rng = np.random.RandomState(66)
+    x_train = rng.rand(8, 12, 12, 1).astype('float32')
+    y_train = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 8)]
+    learning_rate = 0.001
+    training_epochs = 3
+    batch_size = 4
+    total_batch = int(len(x_train)/batch_size)
+    x = tf.placeholder(tf.float32, [None, 12, 12, 1])
+    y = tf.placeholder(tf.float32, [None, 10])
+    w1 = tf.get_variable('w1', shape=[3, 3, 1, 8])
+    L1 = tf.nn.conv2d(x, w1, strides=[1, 1, 1, 1], padding='SAME')
+    L1 = tf.nn.relu(L1)
+    L1_maxpool = tf.nn.max_pool(L1, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding='SAME')
+    print(w1); print(L1); print(L1_maxpool)
+    w2 = tf.get_variable('w2', shape=[3, 3, 8, 16])
+    L2 = tf.nn.conv2d(L1_maxpool, w2, strides=[1,1,1,1], padding='SAME')
+    L2 = tf.nn.elu(L2)
+    L2_maxpool = tf.nn.max_pool(L2, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding='SAME')
+    print(L2); print(L2_maxpool)
+    L_flat = tf.reshape(L2_maxpool, [-1, 3*3*16])
+    print(L_flat)
+    w5 = tf.get_variable('w5', shape=[3*3*16, 16])
+    b5 = tf.Variable(tf.random_normal([16]), name='b1')
+    L5 = tf.matmul(L_flat, w5) + b5
+    L5 = tf.nn.selu(L5)
+    L5 = tf.nn.dropout(L5, keep_prob=0.2)
+    print(L5)
+    w7 = tf.get_variable('w7', shape=[16, 10])
+    b7 = tf.Variable(tf.random_normal([10]), name='b3')
+    L7 = tf.matmul(L5, w7) + b7
+    hypothesis = tf.nn.softmax(L7)
+    print(hypothesis)
+    loss = tf.reduce_mean(-tf.reduce_sum(y * tf.log(hypothesis), axis=1))
+    optimizer = tf.train.GradientDescentOptimizer(learning_rate=0.05).minimize(loss)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    for epochs in range(training_epochs):
+        avg_loss = 0
+        for i in range(total_batch):
+            start = i * batch_size
+            end = start + batch_size
+            batch_x, batch_y = x_train[start:end], y_train[start:end]
+            feed_dict = {x:batch_x, y: batch_y}
+            batch_loss, _ = sess.run([loss, optimizer], feed_dict=feed_dict)
+            avg_loss += batch_loss/total_batch
+        print('Epoch: ', '%04d' %(epochs + 1), 'loss: {:.9f}'.format(avg_loss))
+    print([v.name for v in tf.global_variables()])
+    sess.close()
+
+    # the first convolution's filter gradient (one input channel) is a few ulps off TF's Eigen contraction, which the epoch losses show in their last digits
+    same_printed(capsys.readouterr().out.splitlines(), """\
+<tf.Variable 'w1:0' shape=(3, 3, 1, 8) dtype=float32_ref>
+Tensor("Relu:0", shape=(?, 12, 12, 8), dtype=float32)
+Tensor("MaxPool:0", shape=(?, 6, 6, 8), dtype=float32)
+Tensor("Elu:0", shape=(?, 6, 6, 16), dtype=float32)
+Tensor("MaxPool_1:0", shape=(?, 3, 3, 16), dtype=float32)
+Tensor("Reshape:0", shape=(?, 144), dtype=float32)
+Tensor("dropout/mul_1:0", shape=(?, 16), dtype=float32)
+Tensor("Softmax:0", shape=(?, 10), dtype=float32)
+Epoch:  0001 loss: 5.948092699
+Epoch:  0002 loss: 4.357217312
+Epoch:  0003 loss: 3.501356363
+['w1:0', 'w2:0', 'w5:0', 'b1:0', 'w7:0', 'b3:0']
+""".splitlines(), 1e-6)
+
+
+def test_lstm_cell_doctest_session(capsys, tmp_path):
+    # junjihashimoto/python-simple-template hoge/lstm.py (its doctest session; the while loop's op names left out: tideflow's dynamic_rnn builds one While op) (reduced)
+    import numpy as np
+    # junjihashimoto/python-simple-template hoge/lstm.py (its doctest session, 128 -> 16 units)
+    batch = 7
+    num_seq = 5
+    num_input = 11
+    num_state = 16
+    x = tf.zeros([batch,12],name="x")
+    input = tf.zeros([batch, num_seq, num_input],name="input")
+    print(repr(input))
+    input0 = tf.zeros([batch, num_input],name="input0")
+    print(repr(input0))
+    state0 = tf.nn.rnn_cell.LSTMStateTuple(c=tf.zeros([batch, num_state],name="c"),h=tf.zeros([batch, num_state],name="h"))
+    print(state0)
+    lstm = tf.nn.rnn_cell.LSTMCell(num_units=num_state)
+    print(lstm(input0,state0))
+    stacked_cells = []
+    for i in range(2): stacked_cells.append(tf.nn.rnn_cell.LSTMCell(num_units=num_state))
+    cell = tf.nn.rnn_cell.MultiRNNCell(cells=stacked_cells)
+    print(type(cell).__name__)
+    outputs, states = tf.nn.dynamic_rnn(cell=cell, inputs=input, dtype=tf.float32)
+    print(repr(outputs))
+    print(states)
+    print([v.name for v in tf.trainable_variables()])
+    print([op.name for op in tf.get_default_graph().get_operations() if not op.name.startswith('rnn/')])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        print(s.run(outputs)[0, -1, :3].shape, s.run(tf.reduce_sum(outputs)))
+
+    _printed(capsys, """\
+<tf.Tensor 'input:0' shape=(7, 5, 11) dtype=float32>
+<tf.Tensor 'input0:0' shape=(7, 11) dtype=float32>
+LSTMStateTuple(c=<tf.Tensor 'c:0' shape=(7, 16) dtype=float32>, h=<tf.Tensor 'h:0' shape=(7, 16) dtype=float32>)
+(<tf.Tensor 'lstm_cell/mul_2:0' shape=(7, 16) dtype=float32>, LSTMStateTuple(c=<tf.Tensor 'lstm_cell/add_1:0' shape=(7, 16) dtype=float32>, h=<tf.Tensor 'lstm_cell/mul_2:0' shape=(7, 16) dtype=float32>))
+MultiRNNCell
+<tf.Tensor 'rnn/transpose_1:0' shape=(7, 5, 16) dtype=float32>
+(LSTMStateTuple(c=<tf.Tensor 'rnn/while/Exit_3:0' shape=(7, 16) dtype=float32>, h=<tf.Tensor 'rnn/while/Exit_4:0' shape=(7, 16) dtype=float32>), LSTMStateTuple(c=<tf.Tensor 'rnn/while/Exit_5:0' shape=(7, 16) dtype=float32>, h=<tf.Tensor 'rnn/while/Exit_6:0' shape=(7, 16) dtype=float32>))
+['lstm_cell/kernel:0', 'lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_0/lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_0/lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_1/lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_1/lstm_cell/bias:0']
+['x', 'input', 'input0', 'c', 'h', 'lstm_cell/kernel/Initializer/random_uniform/shape', 'lstm_cell/kernel/Initializer/random_uniform/min', 'lstm_cell/kernel/Initializer/random_uniform/max', 'lstm_cell/kernel/Initializer/random_uniform/RandomUniform', 'lstm_cell/kernel/Initializer/random_uniform/sub', 'lstm_cell/kernel/Initializer/random_uniform/mul', 'lstm_cell/kernel/Initializer/random_uniform', 'lstm_cell/kernel', 'lstm_cell/kernel/Assign', 'lstm_cell/kernel/read', 'lstm_cell/bias/Initializer/zeros', 'lstm_cell/bias', 'lstm_cell/bias/Assign', 'lstm_cell/bias/read', 'lstm_cell/concat/axis', 'lstm_cell/concat', 'lstm_cell/MatMul', 'lstm_cell/BiasAdd', 'lstm_cell/Const', 'lstm_cell/split/split_dim', 'lstm_cell/split', 'lstm_cell/add/y', 'lstm_cell/add', 'lstm_cell/Sigmoid', 'lstm_cell/mul', 'lstm_cell/Sigmoid_1', 'lstm_cell/Tanh', 'lstm_cell/mul_1', 'lstm_cell/add_1', 'lstm_cell/Sigmoid_2', 'lstm_cell/Tanh_1', 'lstm_cell/mul_2']
+(3,) 0.0
 """)
