@@ -88,6 +88,27 @@ def test_sigmoid_gradient_of_unknown_shape_stays_unknown():
     assert g.shape.as_list() == [None, 4]
 
 
+def test_second_order_past_a_loop_read_only_for_shapes_as_tf115():
+    # TF 1.15: the gradient loop reads the invariant x0 * (|x1| + 0.5) only for its shape (and
+    # sums its gradient from zeros(Shape(.))): an int path tf.gradients' walk does not follow,
+    # so the second order goes around the loop; where the loop's upstream gradient depends on
+    # x1, TF refuses
+    x0 = tf.placeholder(tf.float32, None)
+    x1 = tf.placeholder(tf.float32, None)
+    t2 = x0 * (tf.abs(x1) + 0.5)
+    _, t5 = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, tf.tanh(v) * 1.5 + t2),
+                          [0, x0])
+    g = tf.gradients(tf.reduce_sum(t5), x1)[0]
+    h = tf.gradients(g, [x0, x1])
+    assert [t.name for t in h] == ["gradients_1/gradients/mul_grad/Mul_1_grad/Reshape:0",
+                                   "gradients_1/gradients/Abs_grad/Sign_grad/zeros:0"]
+    with tf.Session() as s:
+        v = s.run(h, {x0: np.array([1.0, -2.0], np.float32), x1: 0.5})
+    assert v[0].tolist() == [1.0804282426834106, 1.0060826539993286] and v[1] == 0.0
+    with pytest.raises(TypeError, match="Second-order gradient for while loops not supported"):
+        tf.gradients(tf.gradients(tf.reduce_sum(t5 * x1), x0)[0], x1)
+
+
 # ---- the fuzz run: random float64 programs, gradients against finite differences -------------
 
 def _program(seed):

@@ -787,6 +787,33 @@ def _named_accumulators(op, cond_fg, body_fg, x, parts):
         return [_named_identity(t, name) for t, name in parts]
 
 
+def _reached_through_values(op, body_fg, n_loop, between):
+    """Whether an input of gradient loop ``op`` some x depends on reaches the body's outputs
+    through values TF's walk follows (floating, complex, variant, resource ones)."""
+    caps = body_fg.captures
+    todo = []
+    for k, t in enumerate(op._inputs[:n_loop + len(caps)]):
+        ph = body_fg.inputs[k] if k < n_loop else caps[k - n_loop][1]
+        # (not the counter, nor a captured tensor's gradient accumulator starting from its
+        # zeros: TF's are zeros(Shape(t)), an int path its walk does not follow)
+        if t._op in between and _differentiable(t) and not (
+                t._op._type == "ZerosLike" and "capture_grad" in ph._op._name):
+            todo.append(ph)
+    # (a captured tensor the body hands on unchanged is a loop invariant: TF's constant Enter)
+    outs = set(body_fg.outputs) - {ph for _, ph in caps}
+    seen = set(todo)
+    while todo:
+        t = todo.pop()
+        if t in outs:
+            return True
+        for c in t.consumers():
+            for o in c._outputs:
+                if o not in seen and _differentiable(o):
+                    seen.add(o)
+                    todo.append(o)
+    return False
+
+
 def _build_while_grad(op, grads, gate=None, sparse=None):
     """(The gradients of ``op``'s inputs, TF 1.15's op count or None.) ``sparse``: the loop
     invariants (positions in ``j_idx``) whose body gradients are IndexedSlices, accumulated as
@@ -830,6 +857,10 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
                    and op._outputs[i]._dtype.base_dtype == dtypes.variant
                    and _differentiable(op._outputs[i])]
     if hasattr(body_fg, "_pops_accumulators"):
+        if between is not None and not _reached_through_values(op, body_fg, n_loop, between):
+            # (read only for its shape, as an Add's gradient reads an operand of unknown
+            # shape: TF's walk never follows the int Shape into its loop, no gradient there)
+            return [None] * n_in_before, None
         # a gradient loop reached through a tensor it reads besides its accumulators (a loop
         # invariant, an upstream gradient): TF 1.x refuses (its Enter's gradient), even where
         # no forward value is popped and the terms would all be there
