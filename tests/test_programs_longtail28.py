@@ -5,7 +5,7 @@ sizes and step counts shrunk; helper code from the program's own repository inli
 test runs the reduced program and compares what it prints, line by line and exactly, with
 what TF 1.15 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds
 (measured). The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F401, F841, I001, UP031, UP032
+# ruff: noqa: F401, F841, I001, RUF059, UP031, UP032
 
 import pytest
 from tests.printed_programs import same_printed
@@ -652,4 +652,211 @@ MultiRNNCell
 ['lstm_cell/kernel:0', 'lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_0/lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_0/lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_1/lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_1/lstm_cell/bias:0']
 ['x', 'input', 'input0', 'c', 'h', 'lstm_cell/kernel/Initializer/random_uniform/shape', 'lstm_cell/kernel/Initializer/random_uniform/min', 'lstm_cell/kernel/Initializer/random_uniform/max', 'lstm_cell/kernel/Initializer/random_uniform/RandomUniform', 'lstm_cell/kernel/Initializer/random_uniform/sub', 'lstm_cell/kernel/Initializer/random_uniform/mul', 'lstm_cell/kernel/Initializer/random_uniform', 'lstm_cell/kernel', 'lstm_cell/kernel/Assign', 'lstm_cell/kernel/read', 'lstm_cell/bias/Initializer/zeros', 'lstm_cell/bias', 'lstm_cell/bias/Assign', 'lstm_cell/bias/read', 'lstm_cell/concat/axis', 'lstm_cell/concat', 'lstm_cell/MatMul', 'lstm_cell/BiasAdd', 'lstm_cell/Const', 'lstm_cell/split/split_dim', 'lstm_cell/split', 'lstm_cell/add/y', 'lstm_cell/add', 'lstm_cell/Sigmoid', 'lstm_cell/mul', 'lstm_cell/Sigmoid_1', 'lstm_cell/Tanh', 'lstm_cell/mul_1', 'lstm_cell/add_1', 'lstm_cell/Sigmoid_2', 'lstm_cell/Tanh_1', 'lstm_cell/mul_2']
 (3,) 0.0
+""")
+
+
+def test_breast_cancer_logistic_broadcast_cost(capsys, tmp_path):
+    # hjuju/TF_STUDY-HAN Tensorflow1.14/tf14_cancer.py (its [None] labels broadcast against [None, 1] predictions) (reduced)
+    import numpy as np
+    # hjuju/TF_STUDY-HAN Tensorflow1.14/tf14_cancer.py (load_breast_cancer -> 12 rows of 30 features at the dataset's scales)
+    tf.set_random_seed(66)
+    rng = np.random.RandomState(66)
+    scales = np.array([14, 19, 92, 655, 0.1, 0.1, 0.09, 0.05, 0.18, 0.06] * 3)
+    x_data = rng.rand(12, 30) * scales * 2
+    y_data = rng.randint(0, 2, 12)
+    print(x_data.shape, y_data.shape)     # (569, 30) (569,)
+    x = tf.compat.v1.placeholder(tf.float32, shape=[None, 30])
+    y = tf.compat.v1.placeholder(tf.float32, shape=[None, ])
+    W = tf.compat.v1.Variable(tf.random.normal([30,1]), name='weight')
+    b = tf.compat.v1.Variable(tf.random.normal([1]), name='bias')
+    hypothesis = tf.sigmoid(tf.matmul(x, W) + b)
+    cost = -tf.reduce_mean(y*tf.log(hypothesis)+(1-y)*tf.log(1-hypothesis))
+    print(hypothesis, cost)
+    optimizer = tf.train.GradientDescentOptimizer(learning_rate=0.01)
+    train = optimizer.minimize(cost)
+    sess = tf.compat.v1.Session()
+    sess.run(tf.global_variables_initializer())
+    for epochs in range(41):
+        cost_val, hy_val, _ = sess.run([cost, hypothesis, train],
+                            feed_dict={x:x_data, y:y_data})
+        if epochs % 20 == 0:
+            print(epochs, "cost :", cost_val, "\n", "hy_val :", hy_val[:4])
+    predicted = tf.cast(hypothesis > 0.5, dtype=tf.float32)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(predicted, y), dtype=tf.float32))
+    print(predicted, accuracy)
+    h, c, a = sess.run([hypothesis, predicted, accuracy], feed_dict={x:x_data, y:y_data})
+    print("========================================================")
+    print(f'predict value : {h[0:5]} \n "original value: \n{c[0:5]} \naccuracy: : {a}')
+    sess.close()
+
+    _printed(capsys, """\
+(12, 30) (12,)
+Tensor("Sigmoid:0", shape=(?, 1), dtype=float32) Tensor("Neg:0", shape=(), dtype=float32)
+0 cost : nan 
+ hy_val : [[1.]
+ [1.]
+ [0.]
+ [1.]]
+20 cost : nan 
+ hy_val : [[nan]
+ [nan]
+ [nan]
+ [nan]]
+40 cost : nan 
+ hy_val : [[nan]
+ [nan]
+ [nan]
+ [nan]]
+Tensor("Cast:0", shape=(?, 1), dtype=float32) Tensor("Mean_1:0", shape=(), dtype=float32)
+========================================================
+predict value : [[nan]
+ [nan]
+ [nan]
+ [nan]
+ [nan]] 
+ "original value: 
+[[0.]
+ [0.]
+ [0.]
+ [0.]
+ [0.]] 
+accuracy: : 0.25
+""")
+
+
+def test_wine_softmax_of_one_column(capsys, tmp_path):
+    # hjuju/TF_STUDY-HAN Tensorflow1.14/tf16_2_wine.py (a softmax over one column: loss 0.0) (reduced)
+    import numpy as np
+    # hjuju/TF_STUDY-HAN Tensorflow1.14/tf16_2_wine.py (load_wine -> 10 rows of 13 features; 2001 steps -> 401)
+    tf.compat.v1.set_random_seed(66)
+    rng = np.random.RandomState(3)
+    x_data = rng.rand(10, 13) * 10
+    y_data = rng.randint(0, 3, 10)
+    print(x_data.shape, y_data.shape)
+    x = tf.placeholder(tf.float32, shape=(None, 13))
+    y = tf.placeholder(tf.float32, shape=(None, ))
+    w = tf.Variable(tf.random.normal([13, 1], name='weight'))
+    b = tf.Variable(tf.random.normal([1], name='bias'))
+    print(w, b)
+    hypothesis = tf.nn.softmax(tf.matmul(x, w) +b)
+    loss = tf.reduce_mean(-tf.reduce_sum(y * tf.log(hypothesis), axis=1))
+    print(hypothesis, loss)
+    optimizer = tf.train.GradientDescentOptimizer(learning_rate=0.001).minimize(loss)
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    for steps in range(401):
+        _, cost_val = sess.run([optimizer, loss], feed_dict={x:x_data, y:y_data})
+        if steps % 200 == 0:
+            print(steps, cost_val)
+    predicted = tf.cast(hypothesis > 0.5, dtype=tf.float32)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(predicted, y), dtype=tf.float32))
+    c, a = sess.run([predicted, accuracy], feed_dict={x:x_data, y:y_data})
+    print("Accuracy : ", a, c.shape)
+    sess.close()
+
+    _printed(capsys, """\
+(10, 13) (10,)
+<tf.Variable 'Variable:0' shape=(13, 1) dtype=float32_ref> <tf.Variable 'Variable_1:0' shape=(1,) dtype=float32_ref>
+Tensor("Softmax:0", shape=(?, 1), dtype=float32) Tensor("Mean:0", shape=(), dtype=float32)
+0 0.0
+200 0.0
+400 0.0
+Accuracy :  0.2 (10, 1)
+""")
+
+
+def test_stacked_lstm_in_top_k(capsys, tmp_path):
+    # KT12/hands_on_machine_learning lstm.py (reduced)
+    import numpy as np
+    # KT12/hands_on_machine_learning lstm.py (MNIST rows -> random 6x5 sequences, 150 -> 12 units, 25 epochs -> 3)
+    tf.set_random_seed(5)
+    n_inputs = 5
+    n_neurons = 12
+    n_layers = 3
+    n_steps = 6
+    n_outputs = 10
+    learning_rate = 0.001
+    rng = np.random.RandomState(5)
+    X_test = rng.rand(20, n_steps, n_inputs).astype(np.float32)
+    y_test = rng.randint(0, 10, 20)
+    X = tf.placeholder(tf.float32, [None, n_steps, n_inputs])
+    y = tf.placeholder(tf.int32, [None])
+    multi_cell = tf.contrib.rnn.MultiRNNCell([tf.contrib.rnn.BasicLSTMCell(num_units=n_neurons) for _ in range(3)])
+    outputs, states = tf.nn.dynamic_rnn(multi_cell, X, dtype=tf.float32)
+    top_layer_h_state = states[-1][1]
+    logits = tf.layers.dense(top_layer_h_state, n_outputs, name='softmax')
+    x_entropy = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+    loss = tf.reduce_mean(x_entropy, name='loss')
+    optimizer = tf.train.AdamOptimizer(learning_rate=learning_rate)
+    training_op = optimizer.minimize(loss)
+    correct = tf.nn.in_top_k(logits, y, 1)
+    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+    init = tf.global_variables_initializer()
+    print(states)
+    print(top_layer_h_state, logits, correct, loss)
+    n_epochs = 3
+    batch_size = 10
+    with tf.Session() as sess:
+        init.run()
+        for epoch in range(n_epochs):
+            for k in range(2):
+                X_batch = rng.rand(batch_size, n_steps, n_inputs).astype(np.float32); y_batch = rng.randint(0, 10, batch_size)
+                sess.run(training_op, feed_dict={X: X_batch, y: y_batch})
+            acc_train = accuracy.eval(feed_dict={X: X_batch, y: y_batch})
+            acc_test = accuracy.eval(feed_dict={X: X_test, y: y_test})
+            print("Epoch", epoch, 'Train acc: ', acc_train, "Test acc: ", acc_test, loss.eval(feed_dict={X: X_test, y: y_test}))
+
+    _printed(capsys, """\
+(LSTMStateTuple(c=<tf.Tensor 'rnn/while/Exit_3:0' shape=(?, 12) dtype=float32>, h=<tf.Tensor 'rnn/while/Exit_4:0' shape=(?, 12) dtype=float32>), LSTMStateTuple(c=<tf.Tensor 'rnn/while/Exit_5:0' shape=(?, 12) dtype=float32>, h=<tf.Tensor 'rnn/while/Exit_6:0' shape=(?, 12) dtype=float32>), LSTMStateTuple(c=<tf.Tensor 'rnn/while/Exit_7:0' shape=(?, 12) dtype=float32>, h=<tf.Tensor 'rnn/while/Exit_8:0' shape=(?, 12) dtype=float32>))
+Tensor("rnn/while/Exit_8:0", shape=(?, 12), dtype=float32) Tensor("softmax/BiasAdd:0", shape=(?, 10), dtype=float32) Tensor("in_top_k/InTopKV2:0", shape=(?,), dtype=bool) Tensor("loss:0", shape=(), dtype=float32)
+Epoch 0 Train acc:  0.1 Test acc:  0.1 2.3017905
+Epoch 1 Train acc:  0.1 Test acc:  0.1 2.3012745
+Epoch 2 Train acc:  0.1 Test acc:  0.1 2.300797
+""")
+
+
+def test_lstm_dropout_wrapper_stack(capsys, tmp_path):
+    # weanl/Operation_BigData FS/LSTMonTF.py (reduced)
+    import numpy as np
+    # weanl/Operation_BigData FS/LSTMonTF.py (unit_lstm with DropoutWrapper, three layers; 128 -> 6 units) driven on small series
+    from tensorflow.contrib import rnn
+    tf.set_random_seed(7)
+    hidden_size = 6
+    keep_prob = 0.8
+    def unit_lstm():
+        lstm_cell = rnn.BasicLSTMCell(num_units=hidden_size, forget_bias=1.0, state_is_tuple=True)
+        lstm_cell = rnn.DropoutWrapper(cell=lstm_cell, input_keep_prob=1.0, output_keep_prob=keep_prob)
+        return lstm_cell
+    mlstm_cell = rnn.MultiRNNCell([unit_lstm() for i in range(3)], state_is_tuple=True)
+    print(mlstm_cell.state_size, mlstm_cell.output_size)
+    X = tf.placeholder(tf.float32, [None, 4, 2])
+    init_state = mlstm_cell.zero_state(3, dtype=tf.float32)
+    print(init_state)
+    outputs, state = tf.nn.dynamic_rnn(mlstm_cell, inputs=X, initial_state=init_state, time_major=False)
+    h_state = outputs[:, -1, :]
+    print(outputs, h_state)
+    W = tf.Variable(tf.truncated_normal([hidden_size, 1], stddev=0.1), dtype=tf.float32)
+    bias = tf.Variable(tf.constant(0.1, shape=[1]), dtype=tf.float32)
+    pred = tf.matmul(h_state, W) + bias
+    loss = tf.reduce_mean(tf.square(pred - 1.0))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    print(sorted(v.name for v in tf.trainable_variables()))
+    rng = np.random.RandomState(0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        xb = rng.rand(3, 4, 2).astype(np.float32)
+        for i in range(5):
+            _, l = sess.run([train, loss], {X: xb})
+            print(i, l)
+
+    _printed(capsys, """\
+(LSTMStateTuple(c=6, h=6), LSTMStateTuple(c=6, h=6), LSTMStateTuple(c=6, h=6)) 6
+(LSTMStateTuple(c=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState/BasicLSTMCellZeroState/zeros:0' shape=(3, 6) dtype=float32>, h=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState/BasicLSTMCellZeroState/zeros_1:0' shape=(3, 6) dtype=float32>), LSTMStateTuple(c=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState_1/BasicLSTMCellZeroState/zeros:0' shape=(3, 6) dtype=float32>, h=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState_1/BasicLSTMCellZeroState/zeros_1:0' shape=(3, 6) dtype=float32>), LSTMStateTuple(c=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState_2/BasicLSTMCellZeroState/zeros:0' shape=(3, 6) dtype=float32>, h=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState_2/BasicLSTMCellZeroState/zeros_1:0' shape=(3, 6) dtype=float32>))
+Tensor("rnn/transpose_1:0", shape=(3, 4, 6), dtype=float32) Tensor("strided_slice:0", shape=(3, 6), dtype=float32)
+['Variable:0', 'Variable_1:0', 'rnn/multi_rnn_cell/cell_0/basic_lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_0/basic_lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_1/basic_lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_1/basic_lstm_cell/kernel:0', 'rnn/multi_rnn_cell/cell_2/basic_lstm_cell/bias:0', 'rnn/multi_rnn_cell/cell_2/basic_lstm_cell/kernel:0']
+0 0.8160274
+1 0.51693785
+2 0.3270298
+3 0.20788766
+4 0.12948231
 """)
