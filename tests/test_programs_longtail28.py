@@ -5,7 +5,7 @@ sizes and step counts shrunk; helper code from the program's own repository inli
 test runs the reduced program and compares what it prints, line by line and exactly, with
 what TF 1.15 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds
 (measured). The programs keep their authors' code style, hence the lint exemptions."""
-# ruff: noqa: F401, F841, I001, RUF059, UP031, UP032
+# ruff: noqa: BLE001, F401, F841, I001, RUF059, UP031, UP032
 
 import pytest
 from tests.printed_programs import same_printed
@@ -859,4 +859,148 @@ Tensor("rnn/transpose_1:0", shape=(3, 4, 6), dtype=float32) Tensor("strided_slic
 2 0.3270298
 3 0.20788766
 4 0.12948231
+""")
+
+
+def test_save_then_import_meta_graph_restore(capsys, tmp_path):
+    # jiayi-ma/STMFusionNet test.py with the saving half it restores, and zzfancitizen/demoJam_2017 model_restore.py (reduced)
+    import os
+    import numpy as np
+    # jiayi-ma/STMFusionNet test.py (the w1/w2/bias/op_to_restore restore session) with the saving half it restores,
+    # and zzfancitizen/demoJam_2017 model_restore.py (import_meta_graph, latest_checkpoint, get_tensor_by_name)
+    d = str(tmp_path)
+    w1 = tf.placeholder("float", name="w1")
+    w2 = tf.placeholder("float", name="w2")
+    b1 = tf.Variable(2.0, name="bias")
+    feed_dict = {w1: 4, w2: 8}
+    w3 = tf.add(w1, w2)
+    w4 = tf.multiply(w3, b1, name="op_to_restore")
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    saver = tf.train.Saver()
+    print(sess.run(w4, feed_dict))
+    print(os.path.basename(saver.save(sess, os.path.join(d, 'my_test_model'), global_step=1000)))
+    print(sorted(os.listdir(d)))
+    sess.close()
+    tf.reset_default_graph()
+    sess=tf.Session()
+    saver = tf.train.import_meta_graph(os.path.join(d, 'my_test_model-1000.meta'))
+    print(os.path.basename(tf.train.latest_checkpoint(d)))
+    saver.restore(sess,tf.train.latest_checkpoint(d))
+    print(sess.run('bias:0'))
+    graph = tf.get_default_graph()
+    w1 = graph.get_tensor_by_name("w1:0")
+    w2 = graph.get_tensor_by_name("w2:0")
+    feed_dict ={w1:13.0,w2:17.0}
+    op_to_restore = graph.get_tensor_by_name("op_to_restore:0")
+    print(op_to_restore, w1)
+    print(sess.run(op_to_restore,feed_dict))
+    add_on_op = tf.multiply(op_to_restore, 2)
+    print(sess.run(add_on_op,feed_dict), add_on_op)
+    print([n.name for n in graph.as_graph_def().node][:8], len(tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)))
+    sess.close()
+    tf.reset_default_graph()
+    MODEL_PATH = os.path.join(d, 'temp_simple_model')
+    with tf.name_scope('input_layer'):
+        x_input = tf.placeholder(tf.float32, [None, 1], name='x_input')
+    with tf.name_scope('output_layer'):
+        W = tf.Variable([[3.]], name='W'); bb = tf.Variable([1.], name='b')
+        tf.add(tf.matmul(x_input, W), bb, name='predict')
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().save(sess, MODEL_PATH + os.path.sep + 'model.ckpt')
+    tf.reset_default_graph()
+    with tf.Session() as sess:
+        saver = tf.train.import_meta_graph(MODEL_PATH + os.path.sep + 'model.ckpt.meta')
+        saver.restore(sess, tf.train.latest_checkpoint(MODEL_PATH))
+        graph = tf.get_default_graph()
+        xs = graph.get_tensor_by_name("input_layer/x_input:0")
+        logits = graph.get_tensor_by_name("output_layer/predict:0")
+        predict = sess.run(logits, feed_dict={
+            xs: np.reshape([[5.]], (-1, 1))
+        })
+        print(predict, logits)
+
+    _printed(capsys, """\
+24.0
+my_test_model-1000
+['checkpoint', 'my_test_model-1000.data-00000-of-00001', 'my_test_model-1000.index', 'my_test_model-1000.meta']
+my_test_model-1000
+2.0
+Tensor("op_to_restore:0", dtype=float32) Tensor("w1:0", dtype=float32)
+60.0
+120.0 Tensor("Mul:0", dtype=float32)
+['w1', 'w2', 'bias/initial_value', 'bias', 'bias/Assign', 'bias/read', 'Add', 'op_to_restore'] 1
+[[16.]] Tensor("output_layer/predict:0", shape=(?, 1), dtype=float32)
+""")
+
+
+def test_image_augmentation_chain(capsys, tmp_path):
+    # emilemathieu/ImageClassificationChallenge code/draft_data_augmenting.py (reduced)
+    import numpy as np
+    # emilemathieu/ImageClassificationChallenge code/draft_data_augmenting.py (on a seeded random 12x12 image)
+    tf.set_random_seed(4)
+    height, width = 8, 8
+    reshaped_image = tf.constant(np.random.RandomState(4).rand(12, 12, 3).astype(np.float32) * 255)
+    distorted_image = tf.random_crop(reshaped_image, [height, width, 3])
+    distorted_image = tf.image.random_flip_left_right(distorted_image)
+    distorted_image = tf.image.random_brightness(distorted_image,
+                                                   max_delta=63)
+    distorted_image = tf.image.random_contrast(distorted_image,
+                                                 lower=0.2, upper=1.8)
+    float_image = tf.image.per_image_standardization(distorted_image)
+    print(distorted_image, float_image)
+    with tf.Session() as sess:
+        for i in range(3):
+            v = sess.run(float_image)
+            print(v.shape, v.dtype, v[0, :2].tolist())
+
+    _printed(capsys, """\
+Tensor("adjust_contrast/Identity:0", shape=(8, 8, 3), dtype=float32) Tensor("per_image_standardization/Identity:0", shape=(8, 8, 3), dtype=float32)
+(8, 8, 3) float32 [[-1.3663386106491089, 0.7284563779830933, 0.08018524944782257], [0.25946223735809326, 1.2906066179275513, -0.014569989405572414]]
+(8, 8, 3) float32 [[0.33793744444847107, -1.4678940773010254, 0.34799066185951233], [0.2543538808822632, 1.232344627380371, 1.2841086387634277]]
+(8, 8, 3) float32 [[1.715405821800232, -1.2588061094284058, -0.9431074261665344], [1.3531097173690796, 1.4044325351715088, 0.567118763923645]]
+""")
+
+
+def test_resize_images_the_old_way(capsys, tmp_path):
+    # mackcmillion/reslearn test.py (resize_images given two ints, 0.x's signature: TF 1.15's ValueError) (reduced)
+    import numpy as np
+    import random
+    # mackcmillion/reslearn test.py (resize_images called the 0.x way, size as two ints; decode_jpeg -> a constant image)
+    random.seed(0)
+    sess = tf.Session()
+    image_tensor = tf.constant(np.random.RandomState(0).randint(0, 255, (6, 9, 3)).astype(np.uint8))
+    print(image_tensor)
+    shape = tf.shape(image_tensor)
+    s = sess.run(shape)
+    height = s[0]
+    width = s[1]
+    new_shorter_edge = random.choice(range(8, 12 + 1))
+    if height <= width:
+        new_height = new_shorter_edge
+        new_width = (width / height) * new_shorter_edge
+    else:
+        new_width = new_shorter_edge
+        new_height = (height / width) * new_shorter_edge
+    print(height, new_height, new_width)
+    try:
+        image_tensor = tf.image.resize_images(image_tensor, new_height, new_width)
+    except Exception as e:
+        print(type(e).__name__, e)
+    image_tensor = tf.image.resize_images(image_tensor, [new_height, int(new_width)])
+    print(image_tensor)
+    image_tensor.set_shape([new_height, int(new_width), s[2]])
+    image = tf.image.random_flip_left_right(image_tensor)
+    print(image, s)
+    print(sess.run(tf.reduce_sum(image_tensor)), sess.run(image_tensor)[0, :2].tolist())
+    sess.close()
+
+    _printed(capsys, """\
+Tensor("Const:0", shape=(6, 9, 3), dtype=uint8)
+6 11 16.5
+ValueError 'size' must be a 1-D Tensor of 2 elements: new_height, new_width
+Tensor("resize_1/Squeeze:0", shape=(11, 16, 3), dtype=float32)
+Tensor("random_flip_left_right/Merge:0", shape=(11, 16, 3), dtype=float32) [6 9 3]
+65131.35 [[172.0, 47.0, 117.0], [183.25, 58.25, 192.375]]
 """)
