@@ -920,9 +920,15 @@ class Model(Network):
                 train_op = tf.group(step, *self._model_updates())
             else:
                 with ops.name_scope("training"):
-                    updates = (self.optimizer.get_updates(self.total_loss, params)
+                    # by keyword, as TF 1.15 calls it: an optimizer subclass may order them
+                    # (params, loss), as Keras 2.x's base class does (keras-rl's wrapper)
+                    updates = (self.optimizer.get_updates(params=params, loss=self.total_loss)
                                if params else [])
                     updates = updates + list(self._model_updates())
+                    # a (variable, new value) pair is an assignment, as TF 1.15's K.function
+                    # makes of it (keras-rl's soft target updates ride on the optimizer's)
+                    updates = [tf.assign(u[0], u[1]) if isinstance(u, tuple) else u
+                               for u in updates]
                 with ops.name_scope("training"):  # (TF's K.function: training_1/group_deps)
                     train_op = tf.group(*updates)
         self._train_fn = [train_op, loss] + self._metric_tensors
