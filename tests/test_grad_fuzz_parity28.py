@@ -109,6 +109,18 @@ def test_second_order_past_a_loop_read_only_for_shapes_as_tf115():
         tf.gradients(tf.gradients(tf.reduce_sum(t5 * x1), x0)[0], x1)
 
 
+def test_loop_gradient_takes_the_upstream_gradients_static_shape():
+    # TF 1.15: the gradient loop's variable is Merge([grad, grad]), so the gradient leaving
+    # the loop has the upstream gradient's shape (1, ?), not the loop variable's (?, ?)
+    x = tf.placeholder(tf.float64, [None, None])
+    _, y = tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * v * 0.5 + 0.1), [0, x])
+    g = tf.gradients(tf.unstack(y, num=1, axis=0)[0], x)[0]
+    assert g.name == "gradients/while/Enter_1_grad/Exit:0"
+    assert g.shape.as_list() == [1, None]
+    with tf.Session() as s:
+        assert s.run(g, {x: [[1.0, -0.5]]}).tolist() == [[0.6, -0.1125]]
+
+
 # ---- the fuzz run: random float64 programs, gradients against finite differences -------------
 
 def _program(seed):

@@ -1001,6 +1001,11 @@ def _build_while_grad(op, grads, gate=None, sparse=None):
         # Exit:0' (the Enter of loop variable 1)
         result[i], = _named_accumulators(op, None, None, f"{op._name}/Enter" + (
             f"_{i}" if i else ""), [(gop._outputs[1 + k], "Exit")])
+        g = grads[i]
+        if isinstance(g, ops.Tensor) and isinstance(result[i], ops.Tensor) and \
+                g.get_shape().is_compatible_with(op._inputs[i].get_shape()):
+            # TF's gradient loop variable is Merge([grad, grad]): the upstream gradient's shape
+            result[i].set_shape(g.get_shape())
     pos = 1 + len(d_idx)
     for m, j in enumerate(j_idx):
         if sparse and m in sparse:
