@@ -200,3 +200,260 @@ def test_pad_and_reverse_sequence_rank_limits():
     assert _run(t, {p: np.ones([1] * 5)}).shape == (1,) * 5
     assert _run_error(t, {p: np.ones([1] * 6)}) == (
         tf.errors.InvalidArgumentError, "ReverseSequenceOp : Unhandled input dimensions: 6")
+
+
+# ---- shape tensors read whole (perm, size_splits) or as shapes (multiples, broadcast shape) --
+
+def test_partly_known_perm_and_size_splits_give_unknown_dims():
+    # TF 1.15 takes perm and size_splits only as whole constants (c->input_tensor)
+    sc = tf.placeholder(tf.int32, [])
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    assert str(tf.transpose(x, tf.stack([2, sc, 0])).shape) == "(?, ?, ?)"
+    assert str(tf.transpose(tf.placeholder(tf.float32, None), tf.stack([1, sc])).shape) == (
+        "(?, ?)")
+    assert tf.transpose(tf.placeholder(tf.float32, None), tf.stack([sc])).shape.ndims is None
+    y = tf.placeholder(tf.float32, [3, 2, 4, 1])
+    assert str(tf.split(y, tf.stack([4, sc]), -2)[0].shape) == "(3, 2, ?, 1)"
+    assert str(tf.split(y, tf.stack([sc, 2, sc]), 2)[1].shape) == "(3, 2, ?, 1)"
+
+
+def test_tile_and_broadcast_to_zero_dims_with_unknown_shape_tensors():
+    # TF's Multiply keeps a 0 (and 1 x unknown is unknown); BroadcastTo merges only dims > 1
+    m = tf.placeholder(tf.int32, None)
+    assert str(tf.tile(tf.placeholder(tf.float32, [2, 0, 0, 1]), m).shape) == "(?, 0, 0, ?)"
+    assert str(tf.tile(tf.placeholder(tf.float32, [0, 0]), tf.placeholder(tf.int32, [2])).shape
+               ) == "(0, 0)"
+    sh = tf.placeholder(tf.int32, [5])
+    x = tf.placeholder(tf.float32, [1, 0, 2, 3])
+    assert str(tf.broadcast_to(x, sh).shape) == "(?, ?, ?, 2, 3)"
+    assert str(tf.broadcast_to(x, [1, 1, 5, 2, 3]).shape) == "(1, 1, 5, 2, 3)"
+    assert str(tf.broadcast_to(tf.placeholder(tf.float32, [0, 0]), tf.placeholder(
+        tf.int32, [2])).shape) == "(?, ?)"
+
+
+def test_reshape_of_an_input_with_a_known_zero_dimension():
+    # TF's NumElements: a known 0 makes 0 elements whatever the unknown dimensions
+    x = tf.placeholder(tf.float32, [None, 0, 1])
+    with pytest.raises(ValueError, match=r"^Cannot reshape a tensor with 0 elements to shape "
+                                         r"\[1\] \(1 elements\)"):
+        tf.reshape(x, [1])
+    assert [str(tf.reshape(x, t).shape) for t in ([0, 3], [2, -1], [0, -1], [-1])] == [
+        "(0, 3)", "(2, 0)", "(0, ?)", "(0,)"]
+
+
+def test_pad_paddings_not_a_matrix_words():
+    x = tf.placeholder(tf.float32, None)
+    p = tf.placeholder(tf.int32, None)
+    for mode in ("CONSTANT", "REFLECT"):
+        assert _run_error(tf.pad(x, p, mode), {x: 1.0, p: np.zeros([0], np.int32)}) == (
+            tf.errors.InvalidArgumentError, "paddings must be a matrix with 2 columns: [0]")
+
+
+# ---- seeded fuzz: random array programs against NumPy and against their static shapes -----
+# (each program: placeholders of partly known shape, then random ops on earlier values; shape
+# parameters given as Python lists, constants or fed placeholders; every value is checked
+# against NumPy, its run-time shape against its static shape)
+
+def _fuzz_program(seed):
+    r = np.random.RandomState(seed)
+    vals, builders, feeds_spec = [], [], []
+
+    def new(shape_known):
+        sh = tuple(int(d) for d in r.randint(1, 4, size=r.randint(1, 4)))
+        v = r.randint(-4, 5, size=sh).astype(np.float64)
+        ps = [d if shape_known or r.rand() < 0.5 else None for d in sh]
+        ps = None if not shape_known and r.rand() < 0.15 else ps
+        vals.append(v)
+        builders.append(("ph", ps))
+        feeds_spec.append(len(vals) - 1)
+
+    for _ in range(r.randint(1, 3)):
+        new(r.rand() < 0.4)
+    ops = []
+    for _ in range(r.randint(5, 12)):
+        i = int(r.randint(len(vals)))
+        x = vals[i]
+        op = r.choice(["reshape", "transpose", "expand", "squeeze", "concat", "stack", "unstack",
+                       "split", "tile", "pad", "slice", "getitem", "gather", "gather_nd",
+                       "reverse", "roll", "cumsum", "one_hot", "argmax", "top_k", "bcast",
+                       "band", "bmask"])
+        nd = x.ndim
+        if x.size == 0 or nd == 0 and op not in ("reshape", "transpose", "expand", "getitem",
+                                                 "bcast", "stack", "squeeze"):
+            continue  # (the others need an axis; [] as a shape parameter would be float32)
+        a = int(r.randint(-nd, nd)) if nd else 0
+        try:
+            if op == "reshape":
+                tgt = [-1] if r.rand() < 0.4 else [x.shape[0], -1] if nd else [1]
+                ops.append((op, i, tgt, x.reshape(tgt)))
+            elif op == "transpose":
+                perm = [int(p) for p in r.permutation(nd)]
+                ops.append((op, i, perm, x.transpose(perm)))
+            elif op == "expand":
+                a = int(r.randint(-nd - 1, nd + 1))
+                ops.append((op, i, a, np.expand_dims(x, a)))
+            elif op == "squeeze":
+                axes = [d for d in range(nd) if x.shape[d] == 1] or None
+                ops.append((op, i, axes, np.squeeze(x, tuple(axes) if axes else None)))
+            elif op in ("concat", "stack"):
+                ops.append((op, i, a, np.concatenate([x, -x], a) if op == "concat" else
+                            np.stack([x, -x], a)))
+            elif op == "unstack":
+                k = int(r.randint(x.shape[a]))
+                ops.append((op, i, (a, k, x.shape[a]), np.take(x, k, a)))
+            elif op == "split":
+                n = x.shape[a]
+                s0 = int(r.randint(n + 1))
+                ops.append((op, i, (a, [s0, -1]), np.split(x, [s0], a)[1]))
+            elif op == "tile":
+                m = [int(v) for v in r.randint(0, 3, size=nd)]
+                ops.append((op, i, m, np.tile(x, m)))
+            elif op == "pad":
+                mode = str(r.choice(["CONSTANT", "REFLECT", "SYMMETRIC"]))
+                lim = {"CONSTANT": 2, "REFLECT": -1, "SYMMETRIC": 0}[mode]
+                pads = [[int(r.randint(0, (d + lim if lim <= 0 else lim) + 1)) for _ in "ab"]
+                        for d in x.shape]
+                ops.append((op, i, (pads, mode), np.pad(x, pads, mode.lower())))
+            elif op == "slice":
+                b = [int(r.randint(d + 1)) for d in x.shape]
+                z = [int(r.randint(d - bb + 1)) if r.rand() < 0.7 else -1
+                     for d, bb in zip(x.shape, b)]
+                ops.append((op, i, (b, z), x[tuple(slice(bb, None if zz < 0 else bb + zz)
+                                                   for bb, zz in zip(b, z))]))
+            elif op == "getitem":
+                idx = tuple(
+                    int(r.randint(-d, d)) if r.rand() < 0.25 else None if r.rand() < 0.15 else
+                    slice(*[None if r.rand() < 0.4 else int(r.randint(-d - 1, d + 2)),
+                            None if r.rand() < 0.4 else int(r.randint(-d - 1, d + 2)),
+                            int(r.choice([1, 2, -1, -2]))]) for d in x.shape[:r.randint(nd + 1)])
+                if r.rand() < 0.3:
+                    idx = (Ellipsis,) + idx[1:]
+                ops.append((op, i, idx, x[idx]))
+            elif op == "gather":
+                ind = r.randint(0, x.shape[a], size=r.randint(1, 4, size=r.randint(3)))
+                ops.append((op, i, (ind, a), np.take(x, ind, a)))
+            elif op == "gather_nd":
+                m = int(r.randint(1, nd + 1))
+                ind = np.stack([r.randint(0, x.shape[d], size=[2]) for d in range(m)], -1)
+                ops.append((op, i, ind, x[tuple(ind[:, d] for d in range(m))]))
+            elif op == "reverse":
+                ops.append((op, i, [a], np.flip(x, a)))
+            elif op == "roll":
+                s = int(r.randint(-4, 5))
+                ops.append((op, i, (s, a), np.roll(x, s, a)))
+            elif op == "cumsum":
+                ops.append((op, i, a, np.cumsum(x, a)))
+            elif op == "one_hot":
+                depth = int(r.randint(1, 5))
+                ind = np.clip(x, -1, depth).astype(np.int64)
+                ops.append((op, i, depth, (ind[..., None] == np.arange(depth)).astype(
+                    np.float64)))
+            elif op == "argmax":
+                ops.append((op, i, a, np.argmax(x, a).astype(np.float64)))
+            elif op == "top_k":
+                k = int(r.randint(x.shape[-1] + 1))
+                ops.append((op, i, k, -np.sort(-x, -1, kind="stable")[..., :k]))
+            elif op == "bcast":
+                sh = [2] + [d if d != 1 else int(r.randint(1, 4)) for d in x.shape]
+                ops.append((op, i, sh, np.broadcast_to(x, sh)))
+            elif op == "band" and nd >= 2:
+                lo, hi = int(r.randint(-1, 2)), int(r.randint(-1, 2))
+                dm = np.arange(x.shape[-2])[:, None] - np.arange(x.shape[-1])
+                keep = ((lo < 0) | (dm <= lo)) & ((hi < 0) | (-dm <= hi))
+                ops.append((op, i, (lo, hi), np.where(keep, x, 0.0)))
+            elif op == "bmask":
+                mask = x.reshape(-1)[:x.shape[0]] > 0 if nd else None
+                ops.append((op, i, mask, x[mask]))
+            else:
+                continue
+        except (ValueError, IndexError):
+            continue
+        vals.append(np.asarray(ops[-1][3], np.float64))
+        builders.append(ops[-1][:3])
+    return r, vals, builders, feeds_spec
+
+
+def _fuzz_build(r, builders, vals):
+    T, extra = [], {}
+
+    def P(v, kinds=4):
+        k = r.randint(kinds)
+        if k == 0:
+            return v
+        if k == 1:
+            return tf.constant(np.array(v, np.int32))
+        t = tf.placeholder(tf.int32, np.shape(v) if k == 2 else None)
+        extra[t] = np.array(v, np.int32)
+        return t
+
+    for b in builders:
+        if b[0] == "ph":
+            T.append(tf.placeholder(tf.float32, b[1]))
+            continue
+        op, i, p = b
+        x = T[i]
+        if op == "reshape":
+            t = tf.reshape(x, P(p))
+        elif op == "transpose":
+            t = tf.transpose(x, P(p))
+        elif op == "expand":
+            t = tf.expand_dims(x, P(p))
+        elif op == "squeeze":
+            t = tf.squeeze(x, p)
+        elif op == "concat":
+            t = tf.concat([x, -x], P(p))
+        elif op == "stack":
+            t = tf.stack([x, -x], p)
+        elif op == "unstack":
+            t = tf.unstack(x, num=p[2], axis=p[0])[p[1]]
+        elif op == "split":
+            t = tf.split(x, P(p[1], 3), p[0])[1]  # (num must be known)
+        elif op == "tile":
+            t = tf.tile(x, P(p))
+        elif op == "pad":
+            t = tf.pad(x, P(p[0]), p[1])
+        elif op == "slice":
+            t = tf.slice(x, P(p[0]), P(p[1]))
+        elif op == "getitem":
+            t = x[p]
+        elif op == "gather":
+            t = tf.gather(x, p[0], axis=P(p[1]))
+        elif op == "gather_nd":
+            t = tf.gather_nd(x, p)
+        elif op == "reverse":
+            t = tf.reverse(x, P(p))
+        elif op == "roll":
+            t = tf.roll(x, P(p[0]), P(p[1]))
+        elif op == "cumsum":
+            t = tf.cumsum(x, P(p))
+        elif op == "one_hot":
+            t = tf.one_hot(tf.cast(tf.clip_by_value(x, -1, p), tf.int64), P(p))
+        elif op == "argmax":
+            t = tf.cast(tf.argmax(x, P(p)), tf.float32)
+        elif op == "top_k":
+            t = tf.nn.top_k(x, P(p))[0]
+        elif op == "bcast":
+            t = tf.broadcast_to(x, P(p))
+        elif op == "band":
+            t = tf.matrix_band_part(x, p[0], p[1])
+        else:
+            t = tf.boolean_mask(x, p)
+        T.append(t)
+    return T, extra
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_seeded_array_fuzz_against_numpy(chunk):
+    for seed in range(chunk * 20, chunk * 20 + 20):
+        with tf.Graph().as_default():
+            r, vals, builders, phs = _fuzz_program(seed)
+            T, extra = _fuzz_build(r, builders, vals)
+            feed = dict(extra)
+            feed.update({T[i]: vals[i].astype(np.float32) for i in phs})
+            with tf.Session() as s:
+                out = s.run(T, feed)
+            for k, (t, v, want) in enumerate(zip(T, out, vals)):
+                what = (seed, k, builders[k][0])
+                assert v.shape == want.shape, what
+                np.testing.assert_array_equal(v, want.astype(np.float32), err_msg=str(what))
+                assert t.shape.is_compatible_with(v.shape), (what, t.shape, v.shape)

@@ -650,6 +650,8 @@ def _reshape_shape(op):
     missing = [i for i, d in enumerate(dims) if d is None]
     known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
     n = in_shape.num_elements()
+    if n is None and in_shape.ndims is not None and 0 in in_shape.as_list() and not missing:
+        n = 0  # TF's NumElements: a known 0 dimension makes 0 elements, the others unknown
     if n is None and len(missing) == 1 and known > 0 and in_shape.ndims is not None and (
             0 in in_shape.as_list()):
         # an input with a zero dimension has no elements whatever its other dimensions (TF)
@@ -846,6 +848,12 @@ def _transpose_shape(op):
     if perm is None:
         return [None if s.ndims is None else [None] * s.ndims]
     r = len(perm)
+    if None in perm:
+        # TF 1.15 reads perm as a whole constant or not at all: a partly known perm gives the
+        # rank only
+        if s.ndims is not None and s.ndims != r:
+            raise ValueError(f"Dimension must be {s.ndims} but is {r}")
+        return [None if s.ndims is None and r < 2 else [None] * r]
     if s.ndims is not None and s.ndims != r:
         raise ValueError(f"Dimension must be {s.ndims} but is {r}")
     known = [p for p in perm if p is not None]

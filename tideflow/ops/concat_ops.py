@@ -644,6 +644,10 @@ def _split_v_shape(op):
     axis %= r
     if sizes is None:
         sizes = [None] * n
+    elif None in sizes:
+        # TF 1.15 reads size_splits as a whole constant or not at all: a partly known value
+        # leaves every piece's split dimension unknown
+        sizes = [None] * len(sizes)
     if len(sizes) != n:
         raise ValueError(f"Dimension 0 in both shapes must be equal, but are {len(sizes)} and {n}")
     d = s.dims[axis].value

@@ -105,7 +105,7 @@ def _broadcast_to_shape(op):
     # TF merges from the last dimension back: the first clash from the right is named
     for i in range(s.ndims - 1, -1, -1):
         d, t = s.dims[i], out[off + i]
-        if d.value is None or d.value == 1:
+        if d.value is None or d.value <= 1:  # TF merges only dimensions above 1 (not a 0)
             continue
         if t.value is None:
             out[off + i] = d

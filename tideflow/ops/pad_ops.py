@@ -36,8 +36,8 @@ def _tile_shape(op):
         m = [None if k == -1 else k for k in m]
     if s.ndims is None:
         return [None if m is None else [_dim_times(None, k) for k in m]]
-    if m is None:
-        return [[None] * s.ndims]
+    if m is None:  # TF still multiplies: a 0 dimension stays 0
+        return [[_dim_times(d.value, None) for d in s.dims]]
     if len(m) != s.ndims:  # TF: the multiples (a shape) must have the input's rank
         raise ValueError(f"Shape must be rank {s.ndims} but is rank {len(m)}")
     return [[_dim_times(d.value, k) for d, k in zip(s.dims, m)]]
@@ -166,7 +166,9 @@ def _partial_paddings(t):
 
 def _check_paddings(x, paddings):
     p = np.asarray(paddings)
-    if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] != x.ndim:
+    if p.ndim != 2 or p.shape[1] != 2:
+        raise _invalid(f"paddings must be a matrix with 2 columns: {_shape_str(p.shape)}")
+    if p.shape[0] != x.ndim:
         raise _invalid(
             f"The first dimension of paddings must be the rank of inputs{_shape_str(p.shape)} "
             f"{_shape_str(x.shape)}"
