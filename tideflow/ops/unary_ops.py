@@ -6,7 +6,13 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
-from tideflow.ops import cephes_float32, eigen_float32, glibc_float32, special_functions
+from tideflow.ops import (
+    cephes_float32,
+    eigen_float32,
+    eigen_float64,
+    glibc_float32,
+    special_functions,
+)
 from tideflow.ops.elementwise import _binary_shape, _complex_div, _complex_mul, declare_unary
 
 # TF's type lists (math_ops.cc)
@@ -208,7 +214,16 @@ def _float32_as_tf(eigen_fn, ufunc):
 
 
 _tanh = _float32_as_tf(eigen_float32.tanh, np.tanh)
-_exp = _float32_as_tf(eigen_float32.exp, np.exp)
+
+
+def _exp_ufunc(x, out=None):
+    if x.dtype == np.float64:
+        return _into(out, eigen_float64.exp(x))
+    return np.exp(x, out=out)
+
+
+_exp_ufunc.__name__ = "exp"
+_exp = _float32_as_tf(eigen_float32.exp, _exp_ufunc)
 _log = _float32_as_tf(eigen_float32.log, np.log)
 
 
