@@ -217,3 +217,38 @@ def test_fuzz_training_trajectory_against_numpy(seed, tmp_path):
     assert sorted((n, tuple(sh)) for n, sh in tf.train.list_variables(path)) == names
     want_slots = sorted(k for k in _SLOTS[s['opt']] if k != 'mg' or s['p']['centered'])
     assert sorted(opt.get_slot_names()) == want_slots
+
+
+# ---- minimal cases found by the differential fuzzer (TF 1.15's behaviour as measured) -------
+
+@pytest.mark.parametrize('make', [
+    lambda lr: tf.train.FtrlOptimizer(lr),
+    lambda lr: tf.train.ProximalGradientDescentOptimizer(lr),
+    lambda lr: tf.train.ProximalAdagradOptimizer(lr),
+    lambda lr: tf.train.AdagradDAOptimizer(lr, tf.train.get_or_create_global_step()),
+])
+def test_optimizers_without_callable_rates_refuse_a_function(make):
+    # TF 1.15's Ftrl, ProximalGD, ProximalAdagrad and AdagradDA convert the rate as given in
+    # _prepare (no _call_if_callable): minimize fails with convert_to_tensor's TypeError
+    w = tf.Variable([1.0])
+    opt = make(lambda: 0.1)
+    with pytest.raises(TypeError, match="Failed to convert object of type <class 'function'>"):
+        opt.minimize(tf.reduce_sum(w * w))
+
+
+@pytest.mark.parametrize('make,want', [
+    (lambda lr: tf.train.GradientDescentOptimizer(lr), 0.5),
+    (lambda lr: tf.train.MomentumOptimizer(lr, lambda: 0.5), 0.5),
+    (lambda lr: tf.train.AdamOptimizer(lr, lambda: 0.9, lambda: 0.999, lambda: 1e-8), 0.75),
+    (lambda lr: tf.train.AdagradOptimizer(lr), 0.7530676),
+    (lambda lr: tf.train.AdadeltaOptimizer(lr, lambda: 0.95, lambda: 1e-6), 0.998882),
+    (lambda lr: tf.train.RMSPropOptimizer(lr, lambda: 0.9, lambda: 0.0, lambda: 1e-10), 0.561471),
+])
+def test_optimizers_with_callable_rates_call_them(make, want):
+    # ... while the others call their callables: w after one step from 1 on w^2 (TF 1.15's)
+    w = tf.Variable([1.0])
+    train = make(lambda: 0.25).minimize(tf.reduce_sum(w * w))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train)
+        np.testing.assert_allclose(s.run(w), [want], rtol=1e-5)

@@ -43,8 +43,9 @@ class AdagradDAOptimizer(Optimizer):
             self._get_or_make_slot(v, gg_val, "gradient_squared_accumulator", self._name)
 
     def _prepare(self):
+        # a callable rate fails to convert, as in TF 1.15 (only some optimizers call it)
         self._learning_rate_tensor = ops.convert_to_tensor(
-            self._call_if_callable(self._learning_rate), name="learning_rate")
+            self._learning_rate, name="learning_rate")
         # one read of the step per apply_gradients, beside the learning rate (TF's worker copy)
         with ops.colocate_with(self._learning_rate_tensor):
             # (not cast, as TF's: a step of another type than int64 fails in the update op)

@@ -46,8 +46,8 @@ class FtrlOptimizer(Optimizer):
                 self._zeros_slot(v, "linear", self._linear_name or self._name)
 
     def _prepare(self):
-        c = self._call_if_callable
-        self._learning_rate_tensor = ops.convert_to_tensor(c(self._learning_rate),
+        # no callable rates here (TF 1.15's Ftrl converts its rate as given: a function fails)
+        self._learning_rate_tensor = ops.convert_to_tensor(self._learning_rate,
                                                            name="learning_rate")
         self._l1_regularization_strength_tensor = ops.convert_to_tensor(
             self._l1_regularization_strength, name="l1_regularization_strength")

@@ -19,8 +19,9 @@ class ProximalGradientDescentOptimizer(Optimizer):
         self._l2_regularization_strength = l2_regularization_strength
 
     def _prepare(self):
+        # a callable rate fails to convert, as in TF 1.15 (only some optimizers call it)
         self._learning_rate_tensor = ops.convert_to_tensor(
-            self._call_if_callable(self._learning_rate), name="learning_rate")
+            self._learning_rate, name="learning_rate")
         self._l1_regularization_strength_tensor = ops.convert_to_tensor(
             self._l1_regularization_strength, name="l1_regularization_strength")
         self._l2_regularization_strength_tensor = ops.convert_to_tensor(
