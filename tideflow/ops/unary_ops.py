@@ -193,6 +193,9 @@ def _sigmoid(x):
         return half + half * np.tanh((half * x).astype(np.float32)).astype(x.dtype)
     if x.dtype == np.float32:
         return eigen_float32.sigmoid(x)
+    if x.dtype == np.float64:  # (Eigen's 1 / (1 + exp(-x)), its packet exp on groups of 4)
+        with np.errstate(over="ignore"):
+            return 1.0 / (1.0 + eigen_float64.exp(-x))
     return logistic(x)
 
 
