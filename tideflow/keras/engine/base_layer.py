@@ -796,6 +796,11 @@ class Layer:
             if spec is not None and isinstance(x, ops.Tensor):
                 spec.check(x, self.name, i)
 
+    def _copied_input(self, tensor):
+        """An input a call hands back unchanged, copied by an identity named as TF 1.15 names it."""
+        with ops.name_scope(self.name):
+            return tf.identity(tensor)
+
     def _maybe_build(self, inputs):
         if self.built:
             return
@@ -864,9 +869,11 @@ class Layer:
                     else _to_tensor(o), outputs)
                 # an input handed back unchanged gets its own tensor (TF 1.x copies it), so
                 # the call's node has outputs of its own (Lambda(lambda t: t) on an Input)
+                # (under a scope of the layer's name, as TF 1.15's _set_connectivity_metadata_:
+                # 'activation/activation/Identity')
                 seen = {id(t) for t in flat}
                 outputs = map_structure(
-                    lambda o: tf.identity(o) if id(o) in seen else o, outputs)
+                    lambda o: self._copied_input(o) if id(o) in seen else o, outputs)
                 if self.activity_regularizer is not None:
                     with ops.name_scope("ActivityRegularizer"):
                         for o in flatten(outputs):
