@@ -1246,3 +1246,55 @@ EPOCH:20	train accuracy:0.375	pred:[0, 0, 0, 0, 3, 2, 3, 0] 0.19110736
 Model saved. model.ckpt
 [0 0 0]
 """)
+
+
+def test_autoencoder_anomaly_scores(capsys, tmp_path):
+    #  now and then an ulp under the exact root, which the losses' last digit shows:thomasdubdub/autoencoder-anomaly-detection anomaly_detection.ipynb (reduced)
+    import numpy as np
+    import os
+    # thomasdubdub/autoencoder-anomaly-detection anomaly_detection.ipynb (transitions.csv -> seeded [0, 1) rows of 7;
+    # 10000 iterations -> 30; tqdm's trange -> range)
+    rng = np.random.RandomState(42)
+    X_train = rng.rand(20, 7); X_test = rng.rand(6, 7)
+    print(X_train.shape, X_test.shape)
+    n_inputs, n_outputs, n_hidden = (X_train.shape[1] for i in range(3))
+    def reset_graph(seed=42):
+        tf.reset_default_graph()
+        tf.set_random_seed(seed)
+    learning_rate=0.01
+    reset_graph()
+    X = tf.placeholder(tf.float32, shape=[None, n_inputs])
+    hidden = tf.layers.dense(X, n_hidden, activation=tf.sigmoid)
+    outputs = tf.layers.dense(hidden, n_outputs, activation=tf.sigmoid)
+    reconstruction_loss = tf.reduce_mean(tf.square(outputs - X))
+    errors = tf.reduce_mean(tf.square(outputs - X), axis=1)
+    optimizer = tf.train.AdamOptimizer(learning_rate)
+    training_op = optimizer.minimize(reconstruction_loss)
+    init = tf.global_variables_initializer()
+    saver = tf.train.Saver()
+    print(hidden, outputs, errors)
+    plot_x, plot_y, plot_y2 = ([] for i in range(3))
+    n_iterations = 30
+    d = str(tmp_path)
+    with tf.Session() as sess:
+        init.run()
+        for iteration in range(n_iterations):
+            _,c = sess.run([training_op,reconstruction_loss], feed_dict={X: X_train})
+            c2 = sess.run([reconstruction_loss], feed_dict={X: X_test})
+            plot_x.append(iteration)
+            plot_y.append(c)
+            plot_y2.append(c2)
+        saver.save(sess, os.path.join(d, "anomaly_model.ckpt"))
+    print(type(plot_y[0]).__name__, type(plot_y2[0]).__name__, plot_y[::10], plot_y2[::10])
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(d, "anomaly_model.ckpt"))
+        e = errors.eval(feed_dict={X: X_test})
+        print(e.round(4), np.argsort(e)[::-1][:3])
+
+    # Adam's v.sqrt() is TF's approximate packet root (rsqrtps and a Newton step)
+    same_printed(capsys.readouterr().out.splitlines(), """\
+(20, 7) (6, 7)
+Tensor("dense/Sigmoid:0", shape=(?, 7), dtype=float32) Tensor("dense_1/Sigmoid:0", shape=(?, 7), dtype=float32) Tensor("Mean_1:0", shape=(?,), dtype=float32)
+float32 list [0.09285859, 0.08266283, 0.078931585] [[0.09713173], [0.082016274], [0.07570854]]
+[0.0808 0.0654 0.0908 0.0665 0.0566 0.0767] [2 0 5]
+""".splitlines(), 1e-6)
