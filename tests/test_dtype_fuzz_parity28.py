@@ -331,3 +331,16 @@ def test_float64_sigmoid_is_one_over_one_plus_packet_exp():
     assert _run(tf.sigmoid(x), {x: w}).tolist() == tf115
     out = _run(tf.sigmoid(x), {x: [-800.0, 800.0, -np.inf, np.inf, np.nan, -40.0, 37.0]})
     np.testing.assert_array_equal(out, [0.0, 1.0, 0.0, 1.0, np.nan, 4.248354255291589e-18, 1.0])
+
+
+def test_dtype_limits_only_for_ints_float32_and_float64():
+    # TF 1.15's DType.limits looks the NumPy type up in a table of ints, float32 and float64
+    assert tf.float32.limits == (0, 1) and tf.float64.limits == (0, 1)
+    assert tf.uint8.limits == (0, 255) and tf.int32.limits == (0, 2147483647)
+    assert tf.int64_ref.limits == (0, 9223372036854775807)
+    for d, key in [(tf.float16, "<class 'numpy.float16'>"), (tf.bool, "<class 'bool'>"),
+                   (tf.complex64, "<class 'numpy.complex64'>"), (tf.string, "<class 'object'>"),
+                   (tf.resource, "20")]:
+        with pytest.raises(KeyError) as e:
+            _ = d.limits
+        assert str(e.value) == key

@@ -172,14 +172,17 @@ class DType:
 
     @property
     def limits(self):
-        """TF's intensity range with the negative part clipped: ``(0, 1)`` for floats,
-        ``(0, max)`` for integers."""
+        """TF's intensity range with the negative part clipped: ``(0, 1)`` for float32 and
+        float64, ``(0, max)`` for integers; TF 1.15's table has no other type (its KeyError
+        names the NumPy type, Python's bool for bool)."""
         b = self.base_dtype
-        if b._type_enum == DT_BOOL:
-            return 0, True
-        if b.is_floating:
+        if b._type_enum in (DT_FLOAT, DT_DOUBLE):
             return 0, 1
-        return 0, self.max
+        if b.is_integer:
+            return 0, self.max
+        if b._type_enum in (DT_RESOURCE, DT_VARIANT):
+            raise KeyError(b._type_enum)  # (TF's as_numpy_dtype has none for them)
+        raise KeyError(builtins.bool if b._type_enum == DT_BOOL else b.as_numpy_dtype)
 
     def is_compatible_with(self, other):
         """True if a value of ``other`` may be used where this type is expected (refs ignored)."""
