@@ -1298,3 +1298,85 @@ Tensor("dense/Sigmoid:0", shape=(?, 7), dtype=float32) Tensor("dense_1/Sigmoid:0
 float32 list [0.09285859, 0.08266283, 0.078931585] [[0.09713173], [0.082016274], [0.07570854]]
 [0.0808 0.0654 0.0908 0.0665 0.0566 0.0767] [2 0 5]
 """.splitlines(), 1e-6)
+
+
+def test_contrib_layers_siamese_reuse(capsys, tmp_path):
+    # mjfang/HWCNN siamese_net.py (its unnamed contrib layers fail to reuse, TF 1.15's ValueError; then named) (reduced)
+    import numpy as np
+    # mjfang/HWCNN siamese_net.py (its contrib.layers network and contrastive loss; 24x24/9x9 kernels -> 3x3, 256 -> 6 units)
+    layers = tf.contrib.layers
+    class Siamese_Net:
+      def __init__(self, batch_size, input_shape):
+        self.x1 = tf.placeholder(tf.float32, input_shape)
+        self.x2 = tf.placeholder(tf.float32, input_shape)
+        self.batch_size = batch_size
+        with tf.variable_scope("siamese") as scope:
+          self.out1 = self.network(self.x1)
+          scope.reuse_variables()
+          self.out2 = self.network(self.x2)
+        pow = tf.pow(tf.subtract(self.out1,self.out2), 2)
+        self.distance = tf.sqrt(tf.reduce_sum(pow,1,keep_dims=True))
+        self.y = tf.placeholder(tf.float32, [None])
+        self.loss = self.contrastive_loss()
+        self.train_op = self.add_optimizer_loss(self.loss)
+      def network(self, input):
+        conv1 = layers.conv2d(input, num_outputs=4, kernel_size=[3, 3], stride=[2, 2])
+        pool1 = tf.nn.max_pool(conv1,[1,4,4,1], strides = [1,3,3,1], padding='VALID')
+        conv2 = layers.conv2d(pool1, num_outputs=3, kernel_size=[3, 3], stride=[1,1])
+        conv2_flattened = layers.flatten(conv2)
+        fc1 = layers.fully_connected(conv2_flattened, 6, biases_initializer=tf.constant_initializer(0))
+        out = layers.fully_connected(fc1, 2, activation_fn=None)
+        return out
+      def contrastive_loss(self):
+        a = self.y * tf.square(self.distance)
+        a2 = (1-self.y) * tf.square(tf.maximum((1-self.distance), 0))
+        return tf.reduce_sum(a + a2) / self.batch_size / 2
+      def add_optimizer_loss(self, loss):
+        optimizer = tf.train.AdamOptimizer()
+        gvs = optimizer.compute_gradients(loss)
+        gs, vs = zip(*gvs)
+        self.grad_norm = tf.global_norm(gs)
+        return optimizer.apply_gradients(gvs)
+    tf.set_random_seed(9)
+    try:
+        net = Siamese_Net(4, [None, 16, 16, 1])
+    except ValueError as e:
+        print('ValueError:', e)
+    # the layers named, as the repository's later version does, so the second tower reuses the first's
+    tf.reset_default_graph()
+    tf.set_random_seed(9)
+    _plain = Siamese_Net.network
+    def _named(self, input):
+        conv1 = layers.conv2d(input, num_outputs=4, kernel_size=[3, 3], stride=[2, 2], scope='conv1')
+        pool1 = tf.nn.max_pool(conv1,[1,4,4,1], strides = [1,3,3,1], padding='VALID')
+        conv2 = layers.conv2d(pool1, num_outputs=3, kernel_size=[3, 3], stride=[1,1], scope='conv2')
+        conv2_flattened = layers.flatten(conv2)
+        fc1 = layers.fully_connected(conv2_flattened, 6, biases_initializer=tf.constant_initializer(0), scope='fc1')
+        return layers.fully_connected(fc1, 2, activation_fn=None, scope='out')
+    Siamese_Net.network = _named
+    net = Siamese_Net(4, [None, 16, 16, 1])
+    print(net.out1, net.distance, net.loss, net.grad_norm)
+    print([v.name for v in tf.trainable_variables()])
+    print(sorted({v.name.split('/')[-1] for v in tf.global_variables()}))
+    rng = np.random.RandomState(9)
+    a = rng.rand(4, 16, 16, 1).astype(np.float32); b = rng.rand(4, 16, 16, 1).astype(np.float32); y = np.array([1., 0., 1., 0.], np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        print(sess.run([net.loss, net.grad_norm], {net.x1: a, net.x2: b, net.y: y}))
+        for i in range(3):
+            _, l = sess.run([net.train_op, net.loss], {net.x1: a, net.x2: b, net.y: y})
+            print(i, l)
+        print(sess.run(net.distance, {net.x1: a, net.x2: b}).ravel().tolist())
+
+    # Adam's packet square root (TF's approximate root) shows in the last digits after three steps
+    same_printed(capsys.readouterr().out.splitlines(), """\
+ValueError: Variable siamese/Conv_2/weights does not exist, or was not created with tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?
+Tensor("siamese/out/BiasAdd:0", shape=(?, 2), dtype=float32) Tensor("Sqrt:0", shape=(?, 1), dtype=float32) Tensor("truediv_1:0", shape=(), dtype=float32) Tensor("global_norm/global_norm:0", shape=(), dtype=float32)
+['siamese/conv1/weights:0', 'siamese/conv1/biases:0', 'siamese/conv2/weights:0', 'siamese/conv2/biases:0', 'siamese/fc1/weights:0', 'siamese/fc1/biases:0', 'siamese/out/weights:0', 'siamese/out/biases:0']
+['Adam:0', 'Adam_1:0', 'beta1_power:0', 'beta2_power:0', 'biases:0', 'weights:0']
+[0.92696744, 2.0370529]
+0 0.92696744
+1 0.91508263
+2 0.9055721
+[0.07373028248548508, 0.004540184047073126, 0.10206831991672516, 0.04399484023451805]
+""".splitlines(), 1e-6)
