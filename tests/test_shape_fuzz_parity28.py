@@ -457,3 +457,13 @@ def test_seeded_array_fuzz_against_numpy(chunk):
                 assert v.shape == want.shape, what
                 np.testing.assert_array_equal(v, want.astype(np.float32), err_msg=str(what))
                 assert t.shape.is_compatible_with(v.shape), (what, t.shape, v.shape)
+
+
+def test_argmax_rank_limit():
+    # TF 1.15's ArgMax/ArgMin kernels take ranks 1..5 (measured: a rank-6 input fails)
+    x = tf.placeholder(tf.float32, None)
+    v = np.zeros([1, 2, 1, 1, 1], np.float32)
+    assert _run(tf.argmax(x, 1), {x: v}).shape == (1, 1, 1, 1)
+    for f in (tf.argmax, tf.argmin):
+        assert _run_error(f(x, 1), {x: v[..., None]}) == (
+            tf.errors.InvalidArgumentError, "ArgOp : Unhandled input dimensions: 6")

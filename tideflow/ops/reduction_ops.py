@@ -614,6 +614,8 @@ def _arg(fn):
         if np.shape(x)[d] == 0:
             _fail(f"Reduction axis {d} is empty in shape "
                   f"[{','.join(str(s) for s in np.shape(x))}]")
+        if nd > 5:  # TF 1.15's kernel is instantiated for ranks 1..5
+            _fail(f"ArgOp : Unhandled input dimensions: {nd}")
         dt = np.asarray(x).dtype
         if dt == _BFLOAT16 or np.issubdtype(dt, np.floating):
             # TF's argmax/argmin never pick a NaN (NaN compares false); all-NaN gives index 0
