@@ -1380,3 +1380,168 @@ Tensor("siamese/out/BiasAdd:0", shape=(?, 2), dtype=float32) Tensor("Sqrt:0", sh
 2 0.9055721
 [0.07373028248548508, 0.004540184047073126, 0.10206831991672516, 0.04399484023451805]
 """.splitlines(), 1e-6)
+
+
+def test_dataset_padded_batches(capsys, tmp_path):
+    # chenhanghang/tensorflow-demos functions/padded_batch.py, zyqgmzyq/tensorflow_learn programmer_guide/importing_data/batch_dataset.py and PCART-tools/PCBench's tf.data.Dataset.from_generator case (reduced)
+    import numpy as np
+    import itertools
+    # chenhanghang/tensorflow-demos functions/padded_batch.py, zyqgmzyq/tensorflow_learn
+    # programmer_guide/importing_data/batch_dataset.py and PCART-tools/PCBench's from_generator case
+    tf.reset_default_graph()
+    x = [[1, 0, 0],
+         [2, 3, 0],
+         [4, 5, 6],
+         [7, 8, 0],
+         [9, 0, 0],
+         [0, 1, 0]]
+    padded_shapes = (
+        tf.TensorShape([]),
+        tf.TensorShape([]),
+        tf.TensorShape([])
+    )
+    dataset = tf.data.Dataset.from_tensor_slices(x)
+    dataset = dataset.map(lambda x: [x[0], x[1], x[2]])
+    print(dataset.output_shapes, dataset.output_types)
+    dataset = dataset.padded_batch(2, padded_shapes=padded_shapes)
+    print(dataset.output_shapes)
+    iterator = dataset.make_one_shot_iterator()
+    sess = tf.Session()
+    try:
+        while True:
+            elem1, elem2, elem3 = iterator.get_next()
+            print("elem:", sess.run(elem1))
+    except tf.errors.OutOfRangeError:
+        print("end")
+    print(len([op for op in tf.get_default_graph().get_operations() if op.type == 'IteratorGetNext']))
+    sess.close()
+    tf.reset_default_graph()
+    inc_dataset = tf.data.Dataset.range(100)
+    dec_dataset = tf.data.Dataset.range(0, -100, -1)
+    dataset = tf.data.Dataset.zip((inc_dataset, dec_dataset))
+    batched_dataset = dataset.batch(4)
+    print(batched_dataset.output_shapes)
+    iterator = batched_dataset.make_one_shot_iterator()
+    next_element = iterator.get_next()
+    with tf.Session() as sess:
+        print(sess.run(next_element))
+        print(sess.run(next_element))
+        print(sess.run(next_element))
+    dataset = tf.data.Dataset.range(100)
+    dataset = dataset.map(lambda x: tf.fill([tf.cast(x, tf.int32)], x))
+    dataset = dataset.padded_batch(4, padded_shapes=[None])
+    print(dataset.output_shapes, dataset.output_types)
+    iterator = dataset.make_one_shot_iterator()
+    next_element = iterator.get_next()
+    with tf.Session() as sess:
+        print(sess.run(next_element))
+        print(sess.run(next_element))
+    def gen():
+        for i in itertools.count(1):
+            yield (i, [1] * i)
+    dataset = tf.data.Dataset.from_generator(gen,  (tf.int64, tf.int64),  (tf.TensorShape([]), tf.TensorShape([None])),  None)
+    print(dataset.output_shapes, dataset.output_types)
+    it = dataset.padded_batch(3, padded_shapes=([], [None])).make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        for _ in range(2):
+            print(sess.run(it))
+
+    _printed(capsys, """\
+(TensorShape([]), TensorShape([]), TensorShape([])) (tf.int32, tf.int32, tf.int32)
+(TensorShape([Dimension(None)]), TensorShape([Dimension(None)]), TensorShape([Dimension(None)]))
+elem: [1 2]
+elem: [4 7]
+elem: [9 0]
+end
+4
+(TensorShape([Dimension(None)]), TensorShape([Dimension(None)]))
+(array([0, 1, 2, 3]), array([ 0, -1, -2, -3]))
+(array([4, 5, 6, 7]), array([-4, -5, -6, -7]))
+(array([ 8,  9, 10, 11]), array([ -8,  -9, -10, -11]))
+(?, ?) <dtype: 'int64'>
+[[0 0 0]
+ [1 0 0]
+ [2 2 0]
+ [3 3 3]]
+[[4 4 4 4 0 0 0]
+ [5 5 5 5 5 0 0]
+ [6 6 6 6 6 6 0]
+ [7 7 7 7 7 7 7]]
+(TensorShape([]), TensorShape([Dimension(None)])) (tf.int64, tf.int64)
+(array([1, 2, 3]), array([[1, 0, 0],
+       [1, 1, 0],
+       [1, 1, 1]]))
+(array([4, 5, 6]), array([[1, 1, 1, 1, 0, 0],
+       [1, 1, 1, 1, 1, 0],
+       [1, 1, 1, 1, 1, 1]]))
+""")
+
+
+def test_variational_autoencoder(capsys, tmp_path):
+    # fangkun119/MLPracticeNotes deep_learning_notes/16_auto_encoder_code (Geron's variational autoencoder; Adam -> SGD, the epoch line's carriage return dropped) (reduced)
+    import numpy as np
+    from functools import partial
+    # fangkun119/MLPracticeNotes deep_learning_notes/16_auto_encoder_code (its variational autoencoder; 784 -> 16 inputs,
+    # 500 -> 8 units, 20 codings -> 3; MNIST -> seeded binary rows)
+    def reset_graph(seed=42):
+        tf.reset_default_graph()
+        tf.set_random_seed(seed)
+        np.random.seed(seed)
+    reset_graph()
+    n_inputs = 16
+    n_hidden1 = 8
+    n_hidden2 = 8
+    n_hidden3 = 3  # codings
+    n_hidden4 = n_hidden2
+    n_hidden5 = n_hidden1
+    n_outputs = n_inputs
+    learning_rate = 0.001
+    initializer = tf.contrib.layers.variance_scaling_initializer()
+    my_dense_layer = partial(
+        tf.layers.dense,
+        activation=tf.nn.elu,
+        kernel_initializer=initializer)
+    X = tf.placeholder(tf.float32, [None, n_inputs])
+    hidden1 = my_dense_layer(X, n_hidden1)
+    hidden2 = my_dense_layer(hidden1, n_hidden2)
+    hidden3_mean = my_dense_layer(hidden2, n_hidden3, activation=None)
+    hidden3_gamma = my_dense_layer(hidden2, n_hidden3, activation=None)
+    noise = tf.random_normal(tf.shape(hidden3_gamma), dtype=tf.float32)
+    hidden3 = hidden3_mean + tf.exp(0.5 * hidden3_gamma) * noise
+    hidden4 = my_dense_layer(hidden3, n_hidden4)
+    hidden5 = my_dense_layer(hidden4, n_hidden5)
+    logits = my_dense_layer(hidden5, n_outputs, activation=None)
+    outputs = tf.sigmoid(logits)
+    xentropy = tf.nn.sigmoid_cross_entropy_with_logits(labels=X, logits=logits)
+    reconstruction_loss = tf.reduce_sum(xentropy)
+    latent_loss = 0.5 * tf.reduce_sum(
+        tf.exp(hidden3_gamma) + tf.square(hidden3_mean) - 1 - hidden3_gamma)
+    loss = reconstruction_loss + latent_loss
+    optimizer = tf.train.GradientDescentOptimizer(learning_rate=learning_rate)
+    training_op = optimizer.minimize(loss)
+    init = tf.global_variables_initializer()
+    saver = tf.train.Saver()
+    print(noise, hidden3, xentropy, latent_loss)
+    print([v.name for v in tf.trainable_variables()][:4])
+    X_train = (np.random.rand(10, n_inputs) > 0.5).astype(np.float32)
+    n_digits = 3
+    with tf.Session() as sess:
+        init.run()
+        for epoch in range(3):
+            for iteration in range(2):
+                X_batch = X_train[iteration * 5:(iteration + 1) * 5]
+                sess.run(training_op, feed_dict={X: X_batch})
+            loss_val, reconstruction_loss_val, latent_loss_val = sess.run([loss, reconstruction_loss, latent_loss], feed_dict={X: X_batch})
+            print("{}".format(epoch), "Train total loss:", loss_val, "\tReconstruction loss:", reconstruction_loss_val, "\tLatent loss:", latent_loss_val)
+        codings_rnd = np.random.normal(size=[n_digits, n_hidden3])
+        outputs_val = outputs.eval(feed_dict={hidden3: codings_rnd})
+        print(outputs_val.shape, outputs_val[0, :4])
+
+    _printed(capsys, """\
+Tensor("random_normal:0", shape=(?, 3), dtype=float32) Tensor("add:0", shape=(?, 3), dtype=float32) Tensor("logistic_loss:0", shape=(?, 16), dtype=float32) Tensor("mul_2:0", shape=(), dtype=float32)
+['dense/kernel:0', 'dense/bias:0', 'dense_1/kernel:0', 'dense_1/bias:0']
+0 Train total loss: 81.8784 	Reconstruction loss: 75.156906 	Latent loss: 6.7214956
+1 Train total loss: 76.83228 	Reconstruction loss: 72.34043 	Latent loss: 4.4918528
+2 Train total loss: 73.54991 	Reconstruction loss: 69.78051 	Latent loss: 3.769404
+(3, 16) [0.79179984 0.1567311  0.41914782 0.42366874]
+""")
