@@ -252,3 +252,32 @@ def test_optimizers_with_callable_rates_call_them(make, want):
         s.run(tf.global_variables_initializer())
         s.run(train)
         np.testing.assert_allclose(s.run(w), [want], rtol=1e-5)
+
+
+@pytest.mark.parametrize('make,want', [
+    (lambda: tf.train.ProximalGradientDescentOptimizer(0.5, 0.1, 0.2),
+     [[-0.47107437968948207, -0.6983471035755818], [0.5, 0.25],
+      [-0.11983471214323453, 1.6487603259883727]]),
+    (lambda: tf.train.ProximalAdagradOptimizer(0.5, 0.1, 0.1, 0.2),
+     [[0.07247617494561458, -0.9051523662430132], [0.5, 0.25],
+      [1.9951836175277269, 0.7543810200024812]]),
+])
+def test_proximal_sparse_update_of_a_float64_resource_variable_casts_its_rates(make, want):
+    # TF 1.15's proximal optimizers cast their float32 rate and strengths to the gradient's
+    # type in _resource_apply_sparse only: a float64 resource embedding trains (two steps,
+    # values measured), its dense update and a ref variable's updates fail with TypeError
+    def build(resource, sparse):
+        emb = tf.get_variable('e', initializer=np.array([[1.0, -2.0], [0.5, 0.25], [3.0, 0.0]]),
+                              use_resource=resource)
+        x = tf.nn.embedding_lookup(emb, [2, 0, 2]) if sparse else emb * 1.0
+        return emb, make().minimize(tf.reduce_sum(x * np.array([1.5, -1.0])))
+
+    for resource, sparse in ((True, False), (False, True)):
+        with tf.Graph().as_default(), pytest.raises(TypeError, match='float32'):
+            build(resource, sparse)
+    emb, train = build(True, True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(train)
+        s.run(train)
+        assert s.run(emb).tolist() == want

@@ -24,6 +24,7 @@ class ProximalAdagradOptimizer(Optimizer):
 
     _prepare = ProximalGradientDescentOptimizer._prepare
     _hyper = ProximalGradientDescentOptimizer._hyper
+    _sparse_hyper = ProximalGradientDescentOptimizer._sparse_hyper
 
     def _create_slots(self, var_list):
         for v in var_list:
@@ -40,5 +41,5 @@ class ProximalAdagradOptimizer(Optimizer):
 
     def _apply_sparse(self, grad, var):
         return training_ops.as_op(training_ops.sparse_apply_proximal_adagrad(
-            var, self.get_slot(var, "accumulator"), *self._hyper(var), grad.values,
+            var, self.get_slot(var, "accumulator"), *self._sparse_hyper(grad, var), grad.values,
             grad.indices, use_locking=self._use_locking))

@@ -2,7 +2,7 @@
 operator of L1 (soft threshold) and L2 (shrink) regularization."""
 
 from tideflow.framework import ops
-from tideflow.ops import training_ops
+from tideflow.ops import cast_ops, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -33,11 +33,19 @@ class ProximalGradientDescentOptimizer(Optimizer):
         return [self._learning_rate_tensor, self._l1_regularization_strength_tensor,
                 self._l2_regularization_strength_tensor]
 
+    def _sparse_hyper(self, grad, var):
+        """The sparse update's: TF 1.15's _resource_apply_sparse alone casts them to the
+        gradient's type (a float64 resource variable trains where its dense update fails)."""
+        hy = self._hyper(var)
+        if training_ops._is_resource_variable(var):
+            hy = [cast_ops.cast(t, grad.dtype) for t in hy]
+        return hy
+
     def _apply_dense(self, grad, var):
         return training_ops.as_op(training_ops.apply_proximal_gradient_descent(
             var, *self._hyper(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         return training_ops.as_op(training_ops.sparse_apply_proximal_gradient_descent(
-            var, *self._hyper(var), grad.values, grad.indices,
+            var, *self._sparse_hyper(grad, var), grad.values, grad.indices,
             use_locking=self._use_locking))
