@@ -1545,3 +1545,38 @@ Tensor("random_normal:0", shape=(?, 3), dtype=float32) Tensor("add:0", shape=(?,
 2 Train total loss: 73.54991 	Reconstruction loss: 69.78051 	Latent loss: 3.769404
 (3, 16) [0.79179984 0.1567311  0.41914782 0.42366874]
 """)
+
+
+def test_interactive_session_runs_no_grappler():
+    # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
+    # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
+    # stays two ops (-inf where the softmax underflows) and x ** 2 stays a powf (measured)
+    import numpy as np
+    x = tf.placeholder(tf.float32, [1, 2])
+    y = tf.log(tf.nn.softmax(x))
+    z = tf.pow(x, 2.0)
+    got = []
+    for mk in (lambda: tf.Session(), lambda: tf.InteractiveSession(),
+               lambda: tf.Session(config=tf.ConfigProto(
+                   graph_options=tf.GraphOptions(place_pruned_graph=True)))):
+        s = mk()
+        try:
+            got.append((s.run(y, {x: [[0., 200.]]}).tolist(),
+                        s.run(z, {x: [[0.04496875, 3.]]}).view(np.int32).tolist()))
+        finally:
+            s.close()
+    assert got == [([[-200.0, 0.0]], [[990152369, 1091567616]]),
+                   ([[-np.inf, 0.0]], [[990152370, 1091567616]]),
+                   ([[-np.inf, 0.0]], [[990152370, 1091567616]])]
+    s = tf.InteractiveSession(config=tf.ConfigProto(log_device_placement=False))
+    try:
+        assert (s._config.graph_options.place_pruned_graph, s._config.gpu_options.allow_growth) == (
+            True, False)
+    finally:
+        s.close()
+    s = tf.InteractiveSession()
+    try:
+        assert (s._config.graph_options.place_pruned_graph, s._config.gpu_options.allow_growth) == (
+            True, True)
+    finally:
+        s.close()
