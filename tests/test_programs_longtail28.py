@@ -1547,6 +1547,43 @@ Tensor("random_normal:0", shape=(?, 3), dtype=float32) Tensor("add:0", shape=(?,
 """)
 
 
+def test_py_func_vector_add(capsys, tmp_path):
+    # beardoll/tensorflow-yolov2 tools/pyfunc_test.py (its Python 2 print made a call; the gradient and a wrong-dtype return checked) (reduced)
+    import numpy as np
+    # beardoll/tensorflow-yolov2 tools/pyfunc_test.py (Python 2's print made a call; its gradient note checked)
+    def add_two_vector(a, b):
+        c = np.zeros((a.shape[0]), dtype=np.float32)
+        for i in range(a.shape[0]):
+            c[i] = a[i] + b[i]
+        return c
+    sess = tf.Session()
+    a = tf.placeholder(tf.float32, shape=(5, ))
+    b = tf.placeholder(tf.float32, shape=(5, ))
+    add_op = tf.py_func(add_two_vector, [a, b], [tf.float32])
+    print(add_op, add_op[0].op.type, add_op[0].op.get_attr('Tout'))
+    c = sess.run(add_op, feed_dict={a: np.array([1, 1, 1, 1, 1], dtype=np.float32),             b: np.array([2, 2, 2, 2, 2], dtype=np.float32)})
+    print(c)
+    print(tf.gradients(add_op[0], [a, b]))
+    try:
+        tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(add_op[0]) * tf.Variable(1.0), var_list=None)
+        print('built')
+    except Exception as e:
+        print(type(e).__name__, e)
+    try:
+        sess.run(tf.py_func(lambda x: x.astype(np.float64), [a], tf.float32), {a: np.ones(5, np.float32)})
+    except Exception as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+    sess.close()
+
+    _printed(capsys, """\
+[<tf.Tensor 'PyFunc:0' shape=<unknown> dtype=float32>] PyFunc [tf.float32]
+[array([3., 3., 3., 3., 3.], dtype=float32)]
+[None, None]
+built
+InvalidArgumentError 0-th value returned by pyfunc_1 is double, but expects float
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
