@@ -1,6 +1,7 @@
 """Reinforcement-learning programs tideflow had not seen, reduced as in ``test_programs_rl28.py``:
 Stable Baselines' DQN graph (build_act, build_act_with_param_noise, build_train, tf_util.function
-with givens, dueling and layer-normed contrib layers, tf.cond updates)."""
+with givens, dueling and layer-normed contrib layers, tf.cond updates) and awjuliani's double
+dueling DQN."""
 # ruff: noqa
 
 import sys
@@ -372,6 +373,159 @@ def test_sb_deepq(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["sb_deepq"], 0)
 
 
+def test_awj_dddqn(capsys):
+    # awjuliani/DeepRL-Agents Double-Dueling-DQN.ipynb (slim convolutions split into advantage and value streams,
+    # soft target updates through var.value()); gridworld replaced by a tiny NumPy game, filters 8 and h_size 16
+    # awjuliani/DeepRL-Agents Double-Dueling-DQN.ipynb (Qnetwork, experience_buffer, updateTargetGraph, the training
+    # cell); gridworld's gameEnv replaced by a tiny deterministic NumPy game; filters fewer, steps fewer
+    import random, tempfile, os
+    slim = tf.contrib.slim
+    class gameEnv:
+        """gridworld.gameEnv reduced: an 84x84x3 frame with the hero's square; reward at the goal cell."""
+        actions = 4
+        def reset(self):
+            self.pos = [1, 1]; self.t = 0
+            return self.render()
+        def render(self):
+            img = np.zeros((84, 84, 3), np.float32); img[self.pos[0] * 16:self.pos[0] * 16 + 16, self.pos[1] * 16:self.pos[1] * 16 + 16, 2] = 1.0
+            img[60:76, 60:76, 1] = 1.0
+            return img
+        def step(self, a):
+            self.t += 1
+            d = [(-1, 0), (1, 0), (0, -1), (0, 1)][a]
+            self.pos = [min(4, max(0, self.pos[0] + d[0])), min(4, max(0, self.pos[1] + d[1]))]
+            r = 1.0 if self.pos == [4, 4] else 0.0
+            return self.render(), r, r > 0 or self.t >= 6
+    env = gameEnv()
+    class Qnetwork():
+        def __init__(self,h_size):
+            self.scalarInput =  tf.placeholder(shape=[None,21168],dtype=tf.float32)
+            self.imageIn = tf.reshape(self.scalarInput,shape=[-1,84,84,3])
+            self.conv1 = slim.conv2d( \
+                inputs=self.imageIn,num_outputs=8,kernel_size=[8,8],stride=[4,4],padding='VALID', biases_initializer=None)
+            self.conv2 = slim.conv2d( \
+                inputs=self.conv1,num_outputs=8,kernel_size=[4,4],stride=[2,2],padding='VALID', biases_initializer=None)
+            self.conv3 = slim.conv2d( \
+                inputs=self.conv2,num_outputs=8,kernel_size=[3,3],stride=[1,1],padding='VALID', biases_initializer=None)
+            self.conv4 = slim.conv2d( \
+                inputs=self.conv3,num_outputs=h_size,kernel_size=[7,7],stride=[1,1],padding='VALID', biases_initializer=None)
+            self.streamAC,self.streamVC = tf.split(self.conv4,2,3)
+            self.streamA = slim.flatten(self.streamAC)
+            self.streamV = slim.flatten(self.streamVC)
+            self.AW = tf.Variable(tf.random_normal([h_size//2,env.actions]))
+            self.VW = tf.Variable(tf.random_normal([h_size//2,1]))
+            self.Advantage = tf.matmul(self.streamA,self.AW)
+            self.Value = tf.matmul(self.streamV,self.VW)
+            self.Qout = self.Value + tf.subtract(self.Advantage,tf.reduce_mean(self.Advantage,axis=1,keep_dims=True))
+            self.predict = tf.argmax(self.Qout,1)
+            self.targetQ = tf.placeholder(shape=[None],dtype=tf.float32)
+            self.actions = tf.placeholder(shape=[None],dtype=tf.int32)
+            self.actions_onehot = tf.one_hot(self.actions,env.actions,dtype=tf.float32)
+            self.Q = tf.reduce_sum(tf.multiply(self.Qout, self.actions_onehot), axis=1)
+            self.td_error = tf.square(self.targetQ - self.Q)
+            self.loss = tf.reduce_mean(self.td_error)
+            self.trainer = tf.train.AdamOptimizer(learning_rate=0.0001)
+            self.updateModel = self.trainer.minimize(self.loss)
+            print(self.conv4, self.streamAC, self.streamA, self.Qout, self.predict, self.updateModel.name)
+    class experience_buffer():
+        def __init__(self, buffer_size = 50000):
+            self.buffer = []
+            self.buffer_size = buffer_size
+        def add(self,experience):
+            if len(self.buffer) + len(experience) >= self.buffer_size:
+                self.buffer[0:(len(experience)+len(self.buffer))-self.buffer_size] = []
+            self.buffer.extend(experience)
+        def sample(self,size):
+            return np.reshape(np.array(random.sample(self.buffer,size), dtype=object),[size,5])  # (dtype: NumPy 2)
+    def processState(states):
+        return np.reshape(states,[21168])
+    def updateTargetGraph(tfVars,tau):
+        total_vars = len(tfVars)
+        op_holder = []
+        for idx,var in enumerate(tfVars[0:total_vars//2]):
+            op_holder.append(tfVars[idx+total_vars//2].assign((var.value()*tau) + ((1-tau)*tfVars[idx+total_vars//2].value())))
+        return op_holder
+    def updateTarget(op_holder,sess):
+        for op in op_holder:
+            sess.run(op)
+    batch_size = 4
+    update_freq = 2
+    y = .99
+    startE = 1
+    endE = 0.1
+    anneling_steps = 10.
+    num_episodes = 4
+    pre_train_steps = 6
+    max_epLength = 6
+    path = tempfile.mkdtemp()
+    h_size = 16
+    tau = 0.001
+    random.seed(0); np.random.seed(0)
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    mainQN = Qnetwork(h_size)
+    targetQN = Qnetwork(h_size)
+    init = tf.global_variables_initializer()
+    saver = tf.train.Saver()
+    trainables = tf.trainable_variables()
+    targetOps = updateTargetGraph(trainables,tau)
+    print([v.name for v in trainables], targetOps[0].name)
+    myBuffer = experience_buffer()
+    e = startE
+    stepDrop = (startE - endE)/anneling_steps
+    jList = []
+    rList = []
+    total_steps = 0
+    with tf.Session() as sess:
+        sess.run(init)
+        updateTarget(targetOps,sess)
+        for i in range(num_episodes):
+            episodeBuffer = experience_buffer()
+            s = env.reset()
+            s = processState(s)
+            d = False
+            rAll = 0
+            j = 0
+            while j < max_epLength:
+                j+=1
+                if np.random.rand(1) < e or total_steps < pre_train_steps:
+                    a = np.random.randint(0,4)
+                else:
+                    a = sess.run(mainQN.predict,feed_dict={mainQN.scalarInput:[s]})[0]
+                s1,r,d = env.step(a)
+                s1 = processState(s1)
+                total_steps += 1
+                episodeBuffer.add(np.reshape(np.array([s,a,r,s1,d], dtype=object),[1,5]))  # (dtype: NumPy 2)
+                if total_steps > pre_train_steps:
+                    if e > endE:
+                        e -= stepDrop
+                    if total_steps % (update_freq) == 0:
+                        trainBatch = myBuffer.sample(batch_size)
+                        Q1 = sess.run(mainQN.predict,feed_dict={mainQN.scalarInput:np.vstack(trainBatch[:,3])})
+                        Q2 = sess.run(targetQN.Qout,feed_dict={targetQN.scalarInput:np.vstack(trainBatch[:,3])})
+                        end_multiplier = -(trainBatch[:,4] - 1)
+                        doubleQ = Q2[range(batch_size),Q1]
+                        targetQ = trainBatch[:,2] + (y*doubleQ * end_multiplier)
+                        _, l = sess.run([mainQN.updateModel, mainQN.loss], \
+                            feed_dict={mainQN.scalarInput:np.vstack(trainBatch[:,0]),mainQN.targetQ:targetQ, mainQN.actions:trainBatch[:,1]})
+                        print(total_steps, a, '%.5f' % l, Q1.tolist())
+                        updateTarget(targetOps,sess)
+                rAll += r
+                s = s1
+                if d == True:
+                    break
+            myBuffer.add(episodeBuffer.buffer)
+            jList.append(j)
+            rList.append(rAll)
+            if i % 2 == 0:
+                saver.save(sess,path+'/model-'+str(i)+'.ckpt')
+                print("Saved Model")
+        print("Percent of succesful episodes: " + str(sum(rList)/num_episodes) + "%")
+        print(np.round(sess.run(targetQN.VW).ravel(), 5).tolist())
+    tf.reset_default_graph()
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["awj_dddqn"], 0)
+
+
 # What TF 1.15 (tensorflow-cpu 1.15.0, NumPy 1.18) printed running each program (measured).
 _TF115_PRINTED = {
     'sb_deepq': [
@@ -403,5 +557,23 @@ _TF115_PRINTED = {
         '13 0 [1.7802000045776367, 1.533560037612915, 1.7802000045776367, 3.173680067062378]',
         'scale 0.010201',
         '[1 1]',
+    ],
+    'awj_dddqn': [
+        'Tensor("Conv_3/Relu:0", shape=(?, 1, 1, 16), dtype=float32) Tensor("split:0", shape=(?, 1, 1, 8), dtype=float32) Tensor("Flatten/flatten/Reshape:0", shape=(?, 8), dtype=float32) Tensor("add:0", shape=(?, 4), dtype=float32) Tensor("ArgMax:0", shape=(?,), dtype=int64) Adam',
+        'Tensor("Conv_7/Relu:0", shape=(?, 1, 1, 16), dtype=float32) Tensor("split_1:0", shape=(?, 1, 1, 8), dtype=float32) Tensor("Flatten_2/flatten/Reshape:0", shape=(?, 8), dtype=float32) Tensor("add_1:0", shape=(?, 4), dtype=float32) Tensor("ArgMax_1:0", shape=(?,), dtype=int64) Adam_1',
+        "['Conv/weights:0', 'Conv_1/weights:0', 'Conv_2/weights:0', 'Conv_3/weights:0', 'Variable:0', 'Variable_1:0', 'Conv_4/weights:0', 'Conv_5/weights:0', 'Conv_6/weights:0', 'Conv_7/weights:0', 'Variable_2:0', 'Variable_3:0'] Assign:0",
+        'Saved Model',
+        '8 2 0.00892 [1, 3, 3, 3]',
+        '10 3 0.00471 [3, 1, 3, 3]',
+        '12 3 0.00470 [3, 3, 3, 3]',
+        '14 0 0.00312 [3, 3, 3, 3]',
+        '16 3 0.01124 [3, 3, 3, 3]',
+        '18 3 0.00374 [3, 3, 3, 3]',
+        'Saved Model',
+        '20 3 0.00304 [3, 3, 3, 3]',
+        '22 3 0.00550 [3, 3, 3, 3]',
+        '24 3 0.00832 [3, 3, 3, 3]',
+        'Percent of succesful episodes: 0.0%',
+        '[-1.6268399953842163, -0.07878000289201736, -1.5127700567245483, 0.7292699813842773, -0.5331900119781494, -0.7913500070571899, -0.16229000687599182, 0.4427500069141388]',
     ],
 }
