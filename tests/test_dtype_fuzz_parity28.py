@@ -344,3 +344,18 @@ def test_dtype_limits_only_for_ints_float32_and_float64():
         with pytest.raises(KeyError) as e:
             _ = d.limits
         assert str(e.value) == key
+
+
+def test_float_floordiv_of_a_denormal_quotient_is_signed_zero():
+    # TF 1.15's float FloorDiv is floor(x / y) on threads that flush denormals: -1 // FLT_MAX
+    # floors -0 (measured: -0.0; NumPy floors the denormal to -1)
+    for dt, big in [(tf.float32, 3.4e38), (tf.float64, 1.7e308)]:
+        x = tf.placeholder(dt, [None])
+        v = np.array([big, -big, 3.0, -2.5, 1e-30, -np.inf, 0.5, 1.0], dt.as_numpy_dtype)
+        out = _run([-1 // x, -1e-30 // x], {x: v})
+        want = np.array([-0.0, 0.0, -1.0, 0.0, -1e30, 0.0, -2.0, -1.0], dt.as_numpy_dtype)
+        assert out[0].tolist() == want.tolist()
+        assert np.signbit(out[0]).tolist() == np.signbit(want).tolist()
+        assert out[1].tolist() == [-0.0, 0.0, -1.0, 0.0, -1.0, 0.0, -1.0, -1.0]
+        assert np.signbit(out[1][:2]).tolist() == [True, False]
+        assert float(_run(tf.floordiv(tf.constant(-1.0, dt), tf.constant(big, dt)))) == 0.0

@@ -158,7 +158,14 @@ def _floor_div(x, y):
             if np.any(near):
                 q = np.where(near, _wrapping_floor_div(x, y, q.dtype), q)
         return q
-    return np.floor(np.true_divide(x, y))
+    q = np.true_divide(x, y)
+    if q.dtype in (np.float32, np.float64) and q.size:
+        # TF's threads flush a denormal quotient to zero (FTZ): floor(-1 / FLT_MAX) is -0
+        neg_tiny = q > -np.finfo(q.dtype).tiny
+        neg_tiny &= q < 0
+        if neg_tiny.any():
+            q = np.where(neg_tiny, -0.0, q).astype(q.dtype, copy=False)
+    return np.floor(q, out=q if isinstance(q, np.ndarray) else None)
 
 
 def _wrapping_floor_div(x, y, dt):
