@@ -1584,6 +1584,63 @@ InvalidArgumentError 0-th value returned by pyfunc_1 is double, but expects floa
 """)
 
 
+def test_constants_and_saver_restore_by_path(capsys, tmp_path):
+    # falkzach/CSCI595-Deep-Knowledge-Transfer compute.py and lvjianjunljj/deep_learning_study tensorflow/getting_started/i_saver/restore_test_2.py (with the save it restores) (reduced)
+    import os
+    # falkzach/CSCI595-Deep-Knowledge-Transfer compute.py and lvjianjunljj/deep_learning_study
+    # tensorflow/getting_started/i_saver/restore_test_2.py (with the save it restores: global_step 1)
+    def test():
+        node1 = tf.constant(3.0, tf.float32)
+        node2 = tf.constant(4.0) # also tf.float32 implicitly
+        sess = tf.Session()
+        node3 = tf.add(node1, node2)
+        print("node1: ", node1)
+        print("node2: ", node2)
+        print("node3: ", node3)
+        print("sess.run(node3): ", sess.run(node3))
+        sess.close()
+    test()
+    tf.reset_default_graph()
+    d = str(tmp_path)
+    ckpt_path = os.path.join(d, 'ckpt', 'test-model.ckpt')
+    v1 = tf.Variable([1.0, 2.3], name="v1")
+    v2 = tf.Variable(55.5, name="v2")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.assign(v1, [11.0, 16.3]))
+        print(os.path.relpath(saver.save(sess, ckpt_path, global_step=1), d))
+    tf.reset_default_graph()
+    config = tf.ConfigProto()
+    config.gpu_options.allow_growth = True
+    sess = tf.Session(config=config)
+    v1 = tf.Variable([11.0, 16.3], name="v1")
+    saver = tf.train.Saver()
+    print(saver.saver_def.filename_tensor_name, saver.saver_def.save_tensor_name, saver.saver_def.restore_op_name)
+    saver.restore(sess, ckpt_path + '-' + str(1))
+    print("Model restored.")
+    print(sess.run(v1))
+    print(tf.train.list_variables(ckpt_path + '-1'))
+    try:
+        saver.restore(sess, ckpt_path + '-' + str(2))
+    except Exception as e:
+        print(type(e).__name__, str(e).splitlines()[0].replace(d, 'D'))
+    sess.close()
+
+    _printed(capsys, """\
+node1:  Tensor("Const:0", shape=(), dtype=float32)
+node2:  Tensor("Const_1:0", shape=(), dtype=float32)
+node3:  Tensor("Add:0", shape=(), dtype=float32)
+sess.run(node3):  7.0
+ckpt/test-model.ckpt-1
+save/Const:0 save/control_dependency:0 save/restore_all
+Model restored.
+[11.  16.3]
+[('v1', [2]), ('v2', [])]
+ValueError The passed save_path is not a valid checkpoint: D/ckpt/test-model.ckpt-2
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
