@@ -121,6 +121,22 @@ def test_loop_gradient_takes_the_upstream_gradients_static_shape():
         assert s.run(g, {x: [[1.0, -0.5]]}).tolist() == [[0.6, -0.1125]]
 
 
+@pytest.mark.parametrize("ksize, stride, padding, crc", [
+    (3, 1, "SAME", 3773241930), (3, 2, "VALID", 3545105515), (2, 1, "SAME", 874721573),
+    (3, 2, "SAME", 64312434)])
+def test_max_pool_gradient_of_overlapping_windows_bits_as_tf(ksize, stride, padding, crc):
+    # TF 1.15's CPU MaxPoolGrad adds the gradients routed to one element in the order of the
+    # windows' outputs (crc32 of its result, measured)
+    import zlib
+
+    x = tf.constant(np.random.RandomState(7).randn(2, 6, 7, 3).astype(np.float32))
+    y = tf.nn.max_pool(x, [1, ksize, ksize, 1], [1, stride, stride, 1], padding)
+    dy = tf.constant(np.random.RandomState(8).randn(*y.shape.as_list()).astype(np.float32))
+    with tf.Session() as sess:
+        v = sess.run(tf.gradients(y, x, grad_ys=dy)[0])
+    assert zlib.crc32(v.tobytes()) == crc
+
+
 # ---- the fuzz run: random float64 programs, gradients against finite differences -------------
 
 def _program(seed):

@@ -704,7 +704,10 @@ def max_pool_grad(x, dy, ksize, strides, padding):
     finite = dy.dtype.kind not in "fc" or not dy.size or not np.isnan(dy.sum())
     dxp = np.zeros(_padded_shape(x.shape, pads), dt)
     if dy.size:
-        for t, tap in enumerate(np.ndindex(*ksize)):
+        # taps in reverse order: an element several windows route to sums their gradients in
+        # the order of the windows' outputs, as TF 1.15's CPU kernel adds them (a window
+        # further on reaches it through an earlier tap)
+        for t, tap in reversed(list(enumerate(np.ndindex(*ksize)))):
             dst = dxp[_tap(outs, strides, ones, tap)]
             if finite:
                 dst += dy * (idx == t)
