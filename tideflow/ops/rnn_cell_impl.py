@@ -78,6 +78,31 @@ def _zero_state_tensors(state_size, batch_size, dtype):
     return nest.map_structure(one, state_size)
 
 
+ASSERT_LIKE_RNNCELL_ERROR_REGEXP = "is not an RNNCell"
+
+
+def _hasattr(obj, attr_name):
+    try:
+        getattr(obj, attr_name)
+    except AttributeError:
+        return False
+    return True
+
+
+def assert_like_rnncell(cell_name, cell):
+    """TF 1.15's check that ``cell`` looks like an RNNCell (custom decoders call it): a
+    TypeError naming each missing part."""
+    missing = [why for why, ok in (
+        ("'output_size' property is missing", _hasattr(cell, "output_size")),
+        ("'state_size' property is missing", _hasattr(cell, "state_size")),
+        ("either 'zero_state' or 'get_initial_state' method is required",
+         _hasattr(cell, "get_initial_state") or _hasattr(cell, "zero_state")),
+        ("is not callable", callable(cell))) if not ok]
+    if missing:
+        raise TypeError(f"The argument {cell_name!r} ({cell}) is not an RNNCell: "
+                        f"{', '.join(missing)}.")
+
+
 def _check_supported_dtypes(dtype):
     """TF's cells compute with tanh/sigmoid: floating or complex dtypes only."""
     if dtype is None:

@@ -1,0 +1,908 @@
+"""TF 1.x attention sequence-to-sequence programs (two Tacotrons, tensorflow/nmt) tideflow had not seen, reduced to standalone forms with small synthetic data
+(API calls, graph structure and training loops kept; sizes and step counts shrunk; the
+repository and path named in each test's first comment). Each prints what TF 1.15
+(tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured),
+compared line by line."""
+# ruff: noqa: F841, I001, RUF012, RUF059, SIM117, UP004, UP008, UP031, UP032, UP039
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def test_keithito_tacotron(capsys):
+    # keithito/tacotron models/tacotron.py + helpers.py + rnn_wrappers.py + modules.py (+ train.py's loop), sizes shrunk (the 128s are D)
+    GRUCell = tf.contrib.rnn.GRUCell; MultiRNNCell = tf.contrib.rnn.MultiRNNCell
+    OutputProjectionWrapper = tf.contrib.rnn.OutputProjectionWrapper; ResidualWrapper = tf.contrib.rnn.ResidualWrapper
+    RNNCell = tf.contrib.rnn.RNNCell
+    BasicDecoder = tf.contrib.seq2seq.BasicDecoder; BahdanauAttention = tf.contrib.seq2seq.BahdanauAttention
+    AttentionWrapper = tf.contrib.seq2seq.AttentionWrapper; Helper = tf.contrib.seq2seq.Helper
+    D = 4
+    symbols = list('_~abcdefg')
+    class hp:
+        embed_depth = 6; prenet_depth1 = 6; prenet_depth2 = 4; encoder_depth = 2 * D; attention_depth = 5; decoder_depth = 6
+        num_mels = 3; outputs_per_step = 2; num_freq = 7; max_iters = 6; sample_rate = 20000
+        decay_learning_rate = True; initial_learning_rate = 0.002; adam_beta1 = 0.9; adam_beta2 = 0.999
+    def log(msg):
+        print(msg)
+    class TacoTestHelper(Helper):
+      def __init__(self, batch_size, output_dim, r):
+        with tf.name_scope('TacoTestHelper'):
+          self._batch_size = batch_size
+          self._output_dim = output_dim
+          self._end_token = tf.tile([0.0], [output_dim * r])
+      @property
+      def batch_size(self):
+        return self._batch_size
+      @property
+      def sample_ids_shape(self):
+        return tf.TensorShape([])
+      @property
+      def sample_ids_dtype(self):
+        return np.int32
+      def initialize(self, name=None):
+        return (tf.tile([False], [self._batch_size]), _go_frames(self._batch_size, self._output_dim))
+      def sample(self, time, outputs, state, name=None):
+        return tf.tile([0], [self._batch_size])
+      def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with tf.name_scope('TacoTestHelper'):
+          finished = tf.reduce_all(tf.equal(outputs, self._end_token), axis=1)
+          next_inputs = outputs[:, -self._output_dim:]
+          return (finished, next_inputs, state)
+    class TacoTrainingHelper(Helper):
+      def __init__(self, inputs, targets, output_dim, r):
+        with tf.name_scope('TacoTrainingHelper'):
+          self._batch_size = tf.shape(inputs)[0]
+          self._output_dim = output_dim
+          self._targets = targets[:, r-1::r, :]
+          num_steps = tf.shape(self._targets)[1]
+          self._lengths = tf.tile([num_steps], [self._batch_size])
+      @property
+      def batch_size(self):
+        return self._batch_size
+      @property
+      def sample_ids_shape(self):
+        return tf.TensorShape([])
+      @property
+      def sample_ids_dtype(self):
+        return np.int32
+      def initialize(self, name=None):
+        return (tf.tile([False], [self._batch_size]), _go_frames(self._batch_size, self._output_dim))
+      def sample(self, time, outputs, state, name=None):
+        return tf.tile([0], [self._batch_size])
+      def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with tf.name_scope(name or 'TacoTrainingHelper'):
+          finished = (time + 1 >= self._lengths)
+          next_inputs = self._targets[:, time, :]
+          return (finished, next_inputs, state)
+    def _go_frames(batch_size, output_dim):
+      return tf.tile([[0.0]], [batch_size, output_dim])
+    def prenet(inputs, is_training, layer_sizes, scope=None):
+      x = inputs
+      drop_rate = 0.5 if is_training else 0.0
+      with tf.variable_scope(scope or 'prenet'):
+        for i, size in enumerate(layer_sizes):
+          dense = tf.layers.dense(x, units=size, activation=tf.nn.relu, name='dense_%d' % (i+1))
+          x = tf.layers.dropout(dense, rate=drop_rate, training=is_training, name='dropout_%d' % (i+1))
+      return x
+    def encoder_cbhg(inputs, input_lengths, is_training, depth):
+      input_channels = inputs.get_shape()[2]
+      return cbhg(inputs, input_lengths, is_training, scope='encoder_cbhg', K=4, projections=[D, input_channels], depth=depth)
+    def post_cbhg(inputs, input_dim, is_training, depth):
+      return cbhg(inputs, None, is_training, scope='post_cbhg', K=3, projections=[2 * D, input_dim], depth=depth)
+    def cbhg(inputs, input_lengths, is_training, scope, K, projections, depth):
+      with tf.variable_scope(scope):
+        with tf.variable_scope('conv_bank'):
+          conv_outputs = tf.concat([conv1d(inputs, k, D, tf.nn.relu, is_training, 'conv1d_%d' % k) for k in range(1, K+1)], axis=-1)
+        maxpool_output = tf.layers.max_pooling1d(conv_outputs, pool_size=2, strides=1, padding='same')
+        proj1_output = conv1d(maxpool_output, 3, projections[0], tf.nn.relu, is_training, 'proj_1')
+        proj2_output = conv1d(proj1_output, 3, projections[1], None, is_training, 'proj_2')
+        highway_input = proj2_output + inputs
+        half_depth = depth // 2
+        assert half_depth*2 == depth, 'encoder and postnet depths must be even.'
+        if highway_input.shape[2] != half_depth:
+          highway_input = tf.layers.dense(highway_input, half_depth)
+        for i in range(4):
+          highway_input = highwaynet(highway_input, 'highway_%d' % (i+1), half_depth)
+        rnn_input = highway_input
+        outputs, states = tf.nn.bidirectional_dynamic_rnn(GRUCell(half_depth), GRUCell(half_depth), rnn_input, sequence_length=input_lengths, dtype=tf.float32)
+        return tf.concat(outputs, axis=2)
+    def highwaynet(inputs, scope, depth):
+      with tf.variable_scope(scope):
+        H = tf.layers.dense(inputs, units=depth, activation=tf.nn.relu, name='H')
+        T = tf.layers.dense(inputs, units=depth, activation=tf.nn.sigmoid, name='T', bias_initializer=tf.constant_initializer(-1.0))
+        return H * T + inputs * (1.0 - T)
+    def conv1d(inputs, kernel_size, channels, activation, is_training, scope):
+      with tf.variable_scope(scope):
+        conv1d_output = tf.layers.conv1d(inputs, filters=channels, kernel_size=kernel_size, activation=activation, padding='same')
+        return tf.layers.batch_normalization(conv1d_output, training=is_training)
+    class DecoderPrenetWrapper(RNNCell):
+      def __init__(self, cell, is_training, layer_sizes):
+        super(DecoderPrenetWrapper, self).__init__()
+        self._cell = cell
+        self._is_training = is_training
+        self._layer_sizes = layer_sizes
+      @property
+      def state_size(self):
+        return self._cell.state_size
+      @property
+      def output_size(self):
+        return self._cell.output_size
+      def call(self, inputs, state):
+        prenet_out = prenet(inputs, self._is_training, self._layer_sizes, scope='decoder_prenet')
+        return self._cell(prenet_out, state)
+      def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+    class ConcatOutputAndAttentionWrapper(RNNCell):
+      def __init__(self, cell):
+        super(ConcatOutputAndAttentionWrapper, self).__init__()
+        self._cell = cell
+      @property
+      def state_size(self):
+        return self._cell.state_size
+      @property
+      def output_size(self):
+        return self._cell.output_size + self._cell.state_size.attention
+      def call(self, inputs, state):
+        output, res_state = self._cell(inputs, state)
+        return tf.concat([output, res_state.attention], axis=-1), res_state
+      def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+    class Tacotron():
+      def __init__(self, hparams):
+        self._hparams = hparams
+      def initialize(self, inputs, input_lengths, mel_targets=None, linear_targets=None):
+        with tf.variable_scope('inference') as scope:
+          is_training = linear_targets is not None
+          batch_size = tf.shape(inputs)[0]
+          hp = self._hparams
+          embedding_table = tf.get_variable('embedding', [len(symbols), hp.embed_depth], dtype=tf.float32, initializer=tf.truncated_normal_initializer(stddev=0.5))
+          embedded_inputs = tf.nn.embedding_lookup(embedding_table, inputs)
+          prenet_layer_sizes = [hp.prenet_depth1, hp.prenet_depth2]
+          prenet_outputs = prenet(embedded_inputs, is_training, prenet_layer_sizes)
+          encoder_outputs = encoder_cbhg(prenet_outputs, input_lengths, is_training, hp.encoder_depth)
+          attention_cell = AttentionWrapper(DecoderPrenetWrapper(GRUCell(hp.attention_depth), is_training, prenet_layer_sizes), BahdanauAttention(hp.attention_depth, encoder_outputs), alignment_history=True, output_attention=False)
+          concat_cell = ConcatOutputAndAttentionWrapper(attention_cell)
+          decoder_cell = MultiRNNCell([OutputProjectionWrapper(concat_cell, hp.decoder_depth), ResidualWrapper(GRUCell(hp.decoder_depth)), ResidualWrapper(GRUCell(hp.decoder_depth))], state_is_tuple=True)
+          output_cell = OutputProjectionWrapper(decoder_cell, hp.num_mels * hp.outputs_per_step)
+          decoder_init_state = output_cell.zero_state(batch_size=batch_size, dtype=tf.float32)
+          if is_training:
+            helper = TacoTrainingHelper(inputs, mel_targets, hp.num_mels, hp.outputs_per_step)
+          else:
+            helper = TacoTestHelper(batch_size, hp.num_mels, hp.outputs_per_step)
+          (decoder_outputs, _), final_decoder_state, _ = tf.contrib.seq2seq.dynamic_decode(BasicDecoder(output_cell, helper, decoder_init_state), maximum_iterations=hp.max_iters)
+          mel_outputs = tf.reshape(decoder_outputs, [batch_size, -1, hp.num_mels])
+          post_outputs = post_cbhg(mel_outputs, hp.num_mels, is_training, hp.encoder_depth)
+          linear_outputs = tf.layers.dense(post_outputs, hp.num_freq)
+          alignments = tf.transpose(final_decoder_state[0].alignment_history.stack(), [1, 2, 0])
+          self.inputs = inputs; self.input_lengths = input_lengths; self.mel_outputs = mel_outputs
+          self.linear_outputs = linear_outputs; self.alignments = alignments
+          self.mel_targets = mel_targets; self.linear_targets = linear_targets
+          log('Initialized Tacotron model. Dimensions: ')
+          log('  embedding:               %d' % embedded_inputs.shape[-1])
+          log('  prenet out:              %d' % prenet_outputs.shape[-1])
+          log('  encoder out:             %d' % encoder_outputs.shape[-1])
+          log('  attention out:           %d' % attention_cell.output_size)
+          log('  concat attn & out:       %d' % concat_cell.output_size)
+          log('  decoder cell out:        %d' % decoder_cell.output_size)
+          log('  decoder out (%d frames):  %d' % (hp.outputs_per_step, decoder_outputs.shape[-1]))
+          log('  decoder out (1 frame):   %d' % mel_outputs.shape[-1])
+          log('  postnet out:             %d' % post_outputs.shape[-1])
+          log('  linear out:              %d' % linear_outputs.shape[-1])
+      def add_loss(self):
+        with tf.variable_scope('loss') as scope:
+          hp = self._hparams
+          self.mel_loss = tf.reduce_mean(tf.abs(self.mel_targets - self.mel_outputs))
+          l1 = tf.abs(self.linear_targets - self.linear_outputs)
+          n_priority_freq = int(3000 / (hp.sample_rate * 0.5) * hp.num_freq)
+          self.linear_loss = 0.5 * tf.reduce_mean(l1) + 0.5 * tf.reduce_mean(l1[:,:,0:n_priority_freq])
+          self.loss = self.mel_loss + self.linear_loss
+      def add_optimizer(self, global_step):
+        with tf.variable_scope('optimizer') as scope:
+          hp = self._hparams
+          if hp.decay_learning_rate:
+            self.learning_rate = _learning_rate_decay(hp.initial_learning_rate, global_step)
+          else:
+            self.learning_rate = tf.convert_to_tensor(hp.initial_learning_rate)
+          optimizer = tf.train.AdamOptimizer(self.learning_rate, hp.adam_beta1, hp.adam_beta2)
+          gradients, variables = zip(*optimizer.compute_gradients(self.loss))
+          self.gradients = gradients
+          clipped_gradients, _ = tf.clip_by_global_norm(gradients, 1.0)
+          with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            self.optimize = optimizer.apply_gradients(zip(clipped_gradients, variables), global_step=global_step)
+    def _learning_rate_decay(init_lr, global_step):
+      warmup_steps = 4000.0
+      step = tf.cast(global_step + 1, dtype=tf.float32)
+      return init_lr * warmup_steps**0.5 * tf.minimum(step * warmup_steps**-1.5, step**-0.5)
+    tf.set_random_seed(7)
+    inputs = tf.placeholder(tf.int32, [None, None], 'inputs')
+    input_lengths = tf.placeholder(tf.int32, [None], 'input_lengths')
+    mel_targets = tf.placeholder(tf.float32, [None, None, hp.num_mels], 'mel_targets')
+    linear_targets = tf.placeholder(tf.float32, [None, None, hp.num_freq], 'linear_targets')
+    global_step = tf.Variable(0, name='global_step', trainable=False)
+    with tf.variable_scope('model') as scope:
+      model = Tacotron(hp)
+      model.initialize(inputs, input_lengths, mel_targets, linear_targets)
+      model.add_loss()
+      model.add_optimizer(global_step)
+    print(len(tf.trainable_variables()), len(tf.global_variables()), len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)))
+    print(model.alignments, model.linear_outputs)
+    rng = np.random.RandomState(1)
+    feed = {inputs: np.array([[2, 3, 4, 5, 1], [6, 7, 8, 1, 0]]), input_lengths: [5, 4],
+            mel_targets: rng.rand(2, 8, hp.num_mels).astype(np.float32), linear_targets: rng.rand(2, 8, hp.num_freq).astype(np.float32)}
+    with tf.Session() as sess:
+      sess.run(tf.global_variables_initializer())
+      for i in range(3):
+        step, loss, opt = sess.run([global_step, model.loss, model.optimize], feed_dict=feed)
+        print('Step %-7d [loss=%.05f]' % (step, loss))
+      a = sess.run(model.alignments, feed)
+      print(a.shape, np.round(a[0, :, :2], 4).tolist())
+    with tf.variable_scope('model', reuse=True):
+      with tf.Graph().as_default():
+        tf.set_random_seed(8)
+        inputs = tf.placeholder(tf.int32, [1, None], 'inputs')
+        input_lengths = tf.placeholder(tf.int32, [1], 'input_lengths')
+        with tf.variable_scope('model') as scope:
+          m = Tacotron(hp)
+          m.initialize(inputs, input_lengths)
+          wav_output = m.linear_outputs[0]
+        with tf.Session() as sess:
+          sess.run(tf.global_variables_initializer())
+          w, al = sess.run([wav_output, m.alignments], {inputs: [[2, 3, 4]], input_lengths: [3]})
+          print(w.shape, al.shape, np.round(w[:2], 4).tolist())
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["keithito_tacotron"]
+
+
+def test_rayhane_tacotron2(capsys):
+    # Rayhane-mamah/Tacotron-2 tacotron/models/attention.py (LocationSensitiveAttention, _compute_attention) + custom_decoder.py (CustomDecoder) + Architecture_wrappers.py (TacotronDecoderCell) + helpers.py (TacoTrainingHelper) + tacotron.py's losses, zoneout LSTMs replaced by LSTMCells, sizes shrunk
+    import collections
+    from tideflow.contrib.seq2seq.python.ops.attention_wrapper import BahdanauAttention
+    from tideflow.contrib.seq2seq.python.ops import decoder
+    from tideflow.contrib.seq2seq.python.ops import helper as helper_py
+    from tideflow.python.framework import ops
+    from tideflow.python.framework import tensor_shape
+    from tideflow.python.layers import base as layers_base
+    from tideflow.python.ops import rnn_cell_impl
+    from tideflow.python.util import nest
+    from tideflow.python.ops import array_ops
+    from tideflow.python.ops import math_ops
+    from tideflow.python.ops import check_ops
+    from tideflow.python.ops import tensor_array_ops
+    from tideflow.python.ops import variable_scope
+    RNNCell = tf.contrib.rnn.RNNCell
+    _zero_state_tensors = rnn_cell_impl._zero_state_tensors
+    class hparams:
+        attention_filters = 3; attention_kernel = (5, ); attention_dim = 4; synthesis_constraint = False; attention_win_size = 3
+        synthesis_constraint_type = 'window'; num_mels = 3; outputs_per_step = 2; prenet_layers = [4, 4]; decoder_lstm_units = 5
+    def _compute_attention(attention_mechanism, cell_output, attention_state, attention_layer, prev_max_attentions):
+        alignments, next_attention_state, max_attentions = attention_mechanism(cell_output, state=attention_state, prev_max_attentions=prev_max_attentions)
+        expanded_alignments = array_ops.expand_dims(alignments, 1)
+        context = math_ops.matmul(expanded_alignments, attention_mechanism.values)
+        context = array_ops.squeeze(context, [1])
+        if attention_layer is not None:
+            attention = attention_layer(array_ops.concat([cell_output, context], 1))
+        else:
+            attention = context
+        return attention, alignments, next_attention_state, max_attentions
+    def _location_sensitive_score(W_query, W_fil, W_keys):
+        dtype = W_query.dtype
+        num_units = W_keys.shape[-1].value or array_ops.shape(W_keys)[-1]
+        v_a = tf.get_variable('attention_variable_projection', shape=[num_units], dtype=dtype, initializer=tf.contrib.layers.xavier_initializer())
+        b_a = tf.get_variable('attention_bias', shape=[num_units], dtype=dtype, initializer=tf.zeros_initializer())
+        return tf.reduce_sum(v_a * tf.tanh(W_keys + W_query + W_fil + b_a), [2])
+    def _smoothing_normalization(e):
+        return tf.nn.sigmoid(e) / tf.reduce_sum(tf.nn.sigmoid(e), axis=-1, keepdims=True)
+    class LocationSensitiveAttention(BahdanauAttention):
+        def __init__(self, num_units, memory, hparams, is_training, mask_encoder=True, memory_sequence_length=None, smoothing=False, cumulate_weights=True, name='LocationSensitiveAttention'):
+            normalization_function = _smoothing_normalization if (smoothing == True) else None
+            memory_length = memory_sequence_length if (mask_encoder==True) else None
+            super(LocationSensitiveAttention, self).__init__(num_units=num_units, memory=memory, memory_sequence_length=memory_length, probability_fn=normalization_function, name=name)
+            self.location_convolution = tf.layers.Conv1D(filters=hparams.attention_filters, kernel_size=hparams.attention_kernel, padding='same', use_bias=True, bias_initializer=tf.zeros_initializer(), name='location_features_convolution')
+            self.location_layer = tf.layers.Dense(units=num_units, use_bias=False, dtype=tf.float32, name='location_features_layer')
+            self._cumulate = cumulate_weights
+            self.synthesis_constraint = hparams.synthesis_constraint and not is_training
+            self.attention_win_size = tf.convert_to_tensor(hparams.attention_win_size, dtype=tf.int32)
+            self.constraint_type = hparams.synthesis_constraint_type
+        def __call__(self, query, state, prev_max_attentions):
+            previous_alignments = state
+            with variable_scope.variable_scope(None, "Location_Sensitive_Attention", [query]):
+                processed_query = self.query_layer(query) if self.query_layer else query
+                processed_query = tf.expand_dims(processed_query, 1)
+                expanded_alignments = tf.expand_dims(previous_alignments, axis=2)
+                f = self.location_convolution(expanded_alignments)
+                processed_location_features = self.location_layer(f)
+                energy = _location_sensitive_score(processed_query, processed_location_features, self.keys)
+            if self.synthesis_constraint:
+                Tx = tf.shape(energy)[-1]
+                key_masks = tf.sequence_mask(prev_max_attentions - (self.attention_win_size // 2 + (self.attention_win_size % 2 != 0)), Tx)
+                reverse_masks = tf.sequence_mask(Tx - (self.attention_win_size // 2) - prev_max_attentions, Tx)[:, ::-1]
+                masks = tf.logical_or(key_masks, reverse_masks)
+                paddings = tf.ones_like(energy) * (-2 ** 32 + 1)
+                energy = tf.where(tf.equal(masks, False), energy, paddings)
+            alignments = self._probability_fn(energy, previous_alignments)
+            max_attentions = tf.argmax(alignments, -1, output_type=tf.int32)
+            if self._cumulate:
+                next_state = alignments + previous_alignments
+            else:
+                next_state = alignments
+            return alignments, next_state, max_attentions
+    class TacotronDecoderCellState(collections.namedtuple("TacotronDecoderCellState", ("cell_state", "attention", "time", "alignments", "alignment_history", "max_attentions"))):
+        def replace(self, **kwargs):
+            return super(TacotronDecoderCellState, self)._replace(**kwargs)
+    class TacotronDecoderCell(RNNCell):
+        def __init__(self, prenet, attention_mechanism, rnn_cell, frame_projection, stop_projection):
+            super(TacotronDecoderCell, self).__init__()
+            self._prenet = prenet
+            self._attention_mechanism = attention_mechanism
+            self._cell = rnn_cell
+            self._frame_projection = frame_projection
+            self._stop_projection = stop_projection
+            self._attention_layer_size = self._attention_mechanism.values.get_shape()[-1].value
+        def _batch_size_checks(self, batch_size, error_message):
+            return [check_ops.assert_equal(batch_size, self._attention_mechanism.batch_size, message=error_message)]
+        @property
+        def output_size(self):
+            return self._frame_projection.shape
+        @property
+        def state_size(self):
+            return TacotronDecoderCellState(cell_state=self._cell.state_size, time=tensor_shape.TensorShape([]), attention=self._attention_layer_size,
+                alignments=self._attention_mechanism.alignments_size, alignment_history=(), max_attentions=())
+        def zero_state(self, batch_size, dtype):
+            with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+                cell_state = self._cell.zero_state(batch_size, dtype)
+                error_message = ("When calling zero_state of TacotronDecoderCell %s: " % self._base_name + "Non-matching batch sizes between the memory (encoder output) and the requested batch size.")
+                with ops.control_dependencies(self._batch_size_checks(batch_size, error_message)):
+                    cell_state = nest.map_structure(lambda s: array_ops.identity(s, name="checked_cell_state"), cell_state)
+                return TacotronDecoderCellState(cell_state=cell_state, time=array_ops.zeros([], dtype=tf.int32), attention=_zero_state_tensors(self._attention_layer_size, batch_size, dtype),
+                    alignments=self._attention_mechanism.initial_alignments(batch_size, dtype), alignment_history=tensor_array_ops.TensorArray(dtype=dtype, size=0, dynamic_size=True),
+                    max_attentions=tf.zeros((batch_size, ), dtype=tf.int32))
+        def __call__(self, inputs, state):
+            prenet_output = self._prenet(inputs)
+            LSTM_input = tf.concat([prenet_output, state.attention], axis=-1)
+            LSTM_output, next_cell_state = self._cell(LSTM_input, state.cell_state)
+            previous_alignments = state.alignments
+            previous_alignment_history = state.alignment_history
+            context_vector, alignments, cumulated_alignments, max_attentions = _compute_attention(self._attention_mechanism, LSTM_output, previous_alignments, attention_layer=None, prev_max_attentions=state.max_attentions)
+            projections_input = tf.concat([LSTM_output, context_vector], axis=-1)
+            cell_outputs = self._frame_projection(projections_input)
+            stop_tokens = self._stop_projection(projections_input)
+            alignment_history = previous_alignment_history.write(state.time, alignments)
+            next_state = TacotronDecoderCellState(time=state.time + 1, cell_state=next_cell_state, attention=context_vector, alignments=cumulated_alignments, alignment_history=alignment_history, max_attentions=max_attentions)
+            return (cell_outputs, stop_tokens), next_state
+    class CustomDecoderOutput(collections.namedtuple("CustomDecoderOutput", ("rnn_output", "token_output", "sample_id"))):
+        pass
+    class CustomDecoder(decoder.Decoder):
+        def __init__(self, cell, helper, initial_state, output_layer=None):
+            rnn_cell_impl.assert_like_rnncell(type(cell), cell)
+            if not isinstance(helper, helper_py.Helper):
+                raise TypeError("helper must be a Helper, received: %s" % type(helper))
+            if (output_layer is not None and not isinstance(output_layer, layers_base.Layer)):
+                raise TypeError("output_layer must be a Layer, received: %s" % type(output_layer))
+            self._cell = cell
+            self._helper = helper
+            self._initial_state = initial_state
+            self._output_layer = output_layer
+        @property
+        def batch_size(self):
+            return self._helper.batch_size
+        def _rnn_output_size(self):
+            size = self._cell.output_size
+            if self._output_layer is None:
+                return size
+            output_shape_with_unknown_batch = nest.map_structure(lambda s: tensor_shape.TensorShape([None]).concatenate(s), size)
+            layer_output_shape = self._output_layer._compute_output_shape(output_shape_with_unknown_batch)
+            return nest.map_structure(lambda s: s[1:], layer_output_shape)
+        @property
+        def output_size(self):
+            return CustomDecoderOutput(rnn_output=self._rnn_output_size(), token_output=self._helper.token_output_size, sample_id=self._helper.sample_ids_shape)
+        @property
+        def output_dtype(self):
+            dtype = nest.flatten(self._initial_state)[0].dtype
+            return CustomDecoderOutput(nest.map_structure(lambda _: dtype, self._rnn_output_size()), tf.float32, self._helper.sample_ids_dtype)
+        def initialize(self, name=None):
+            return self._helper.initialize() + (self._initial_state,)
+        def step(self, time, inputs, state, name=None):
+            with ops.name_scope(name, "CustomDecoderStep", (time, inputs, state)):
+                (cell_outputs, stop_token), cell_state = self._cell(inputs, state)
+                if self._output_layer is not None:
+                    cell_outputs = self._output_layer(cell_outputs)
+                sample_ids = self._helper.sample(time=time, outputs=cell_outputs, state=cell_state)
+                (finished, next_inputs, next_state) = self._helper.next_inputs(time=time, outputs=cell_outputs, state=cell_state, sample_ids=sample_ids, stop_token_prediction=stop_token)
+            outputs = CustomDecoderOutput(cell_outputs, stop_token, sample_ids)
+            return (outputs, next_state, next_inputs, finished)
+    class TacoTrainingHelper(helper_py.Helper):
+        def __init__(self, batch_size, targets, hparams, gta, evaluating, global_step):
+            with tf.name_scope('TacoTrainingHelper'):
+                self._batch_size = batch_size
+                self._output_dim = hparams.num_mels
+                self._reduction_factor = hparams.outputs_per_step
+                self._ratio = tf.convert_to_tensor(1.)
+                self.gta = gta; self.eval = evaluating; self.global_step = global_step
+                r = self._reduction_factor
+                self._targets = targets[:, r-1::r, :]
+                self._lengths = tf.tile([tf.shape(self._targets)[1]], [self._batch_size])
+        @property
+        def batch_size(self):
+            return self._batch_size
+        @property
+        def token_output_size(self):
+            return self._reduction_factor
+        @property
+        def sample_ids_shape(self):
+            return tf.TensorShape([])
+        @property
+        def sample_ids_dtype(self):
+            return np.int32
+        def initialize(self, name=None):
+            return (tf.tile([False], [self._batch_size]), _go_frames(self._batch_size, self._output_dim))
+        def sample(self, time, outputs, state, name=None):
+            return tf.tile([0], [self._batch_size])
+        def next_inputs(self, time, outputs, state, sample_ids, stop_token_prediction, name=None):
+            with tf.name_scope(name or 'TacoTrainingHelper'):
+                finished = (time + 1 >= self._lengths)
+                next_inputs = tf.cond(tf.less(tf.random_uniform([], minval=0, maxval=1, dtype=tf.float32), self._ratio), lambda: self._targets[:, time, :], lambda: outputs[:,-self._output_dim:])
+                next_state = state
+                return (finished, next_inputs, next_state)
+    def _go_frames(batch_size, output_dim):
+        return tf.tile([[0.0]], [batch_size, output_dim])
+    tf.set_random_seed(21)
+    enc = tf.placeholder(tf.float32, [None, None, 6]); enc_len = tf.placeholder(tf.int32, [None])
+    mel_targets = tf.placeholder(tf.float32, [None, None, hparams.num_mels]); stop_token_targets = tf.placeholder(tf.float32, [None, None])
+    batch_size = tf.shape(enc)[0]
+    global_step = tf.Variable(0, trainable=False)
+    with tf.variable_scope('inference'):
+        attention_mechanism = LocationSensitiveAttention(hparams.attention_dim, enc, hparams=hparams, is_training=True, mask_encoder=True, memory_sequence_length=enc_len, smoothing=False, cumulate_weights=True)
+        def prenet(x):
+            for i, size in enumerate(hparams.prenet_layers):
+                x = tf.layers.dropout(tf.layers.dense(x, size, activation=tf.nn.relu, name='decoder_prenet/dense_{}'.format(i + 1), reuse=tf.AUTO_REUSE), rate=0.0, training=True)
+            return x
+        class FrameProjection:
+            def __init__(self, shape, scope='Linear_projection'):
+                self.shape = shape; self.scope = scope
+                self.dense = tf.layers.Dense(units=shape, activation=None, name='projection_{}'.format(scope))
+            def __call__(self, inputs):
+                with tf.variable_scope(self.scope):
+                    return self.dense(inputs)
+        class StopProjection:
+            def __init__(self, is_training, shape=1, scope='stop_token_projection'):
+                self.is_training = is_training; self.shape = shape; self.scope = scope
+            def __call__(self, inputs):
+                with tf.variable_scope(self.scope):
+                    output = tf.layers.dense(inputs, units=self.shape, activation=None, name='projection_{}'.format(self.scope), reuse=tf.AUTO_REUSE)
+                    return output
+        decoder_lstm = tf.contrib.rnn.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(hparams.decoder_lstm_units, name='decoder_LSTM_{}'.format(i+1)) for i in range(2)], state_is_tuple=True)
+        frame_projection = FrameProjection(hparams.num_mels * hparams.outputs_per_step)
+        stop_projection = StopProjection(True, shape=hparams.outputs_per_step)
+        decoder_cell = TacotronDecoderCell(prenet, attention_mechanism, decoder_lstm, frame_projection, stop_projection)
+        helper = TacoTrainingHelper(batch_size, mel_targets, hparams, False, False, global_step)
+        decoder_init_state = decoder_cell.zero_state(batch_size=batch_size, dtype=tf.float32)
+        (frames_prediction, stop_token_prediction, _), final_decoder_state, _ = tf.contrib.seq2seq.dynamic_decode(CustomDecoder(decoder_cell, helper, decoder_init_state), impute_finished=False, maximum_iterations=10, swap_memory=False)
+        decoder_output = tf.reshape(frames_prediction, [batch_size, -1, hparams.num_mels])
+        stop_token_prediction = tf.reshape(stop_token_prediction, [batch_size, -1])
+        alignments = tf.transpose(final_decoder_state.alignment_history.stack(), [1, 2, 0])
+    print(decoder_output, stop_token_prediction, alignments, final_decoder_state.max_attentions)
+    before = tf.losses.mean_squared_error(mel_targets, decoder_output)
+    stop_token_loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=stop_token_targets, logits=stop_token_prediction))
+    all_vars = tf.trainable_variables()
+    regularization = tf.add_n([tf.nn.l2_loss(v) for v in all_vars if not('bias' in v.name or 'Bias' in v.name or '_projection' in v.name or 'inputs_embedding' in v.name or 'RNN' in v.name or 'LSTM' in v.name)]) * 1e-6
+    loss = before + stop_token_loss + regularization
+    print([v.name for v in all_vars])
+    def _learning_rate_decay(init_lr, global_step):
+        lr = tf.train.exponential_decay(init_lr, global_step - 2, 5, 0.5, name='lr_exponential_decay')
+        return tf.minimum(tf.maximum(lr, 1e-5), init_lr)
+    learning_rate = _learning_rate_decay(1e-2, global_step)
+    optimizer = tf.train.AdamOptimizer(learning_rate, 0.9, 0.999, 1e-6)
+    gradients, variables = zip(*optimizer.compute_gradients(loss))
+    clipped_gradients, _ = tf.clip_by_global_norm(gradients, 1.)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        optimize = optimizer.apply_gradients(zip(clipped_gradients, variables), global_step=global_step)
+    rng = np.random.RandomState(3)
+    feed = {enc: rng.randn(2, 5, 6).astype(np.float32), enc_len: [5, 3], mel_targets: rng.rand(2, 8, 3).astype(np.float32), stop_token_targets: np.array([[0] * 6 + [1] * 2, [0] * 4 + [1] * 4], np.float32)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(6):
+            step, l, b, s, lr, _ = sess.run([global_step, loss, before, stop_token_loss, learning_rate, optimize], feed)
+            print('Step {:5d} [loss={:.5f}, before={:.5f}, stop={:.5f}, lr={:.5f}]'.format(step, l, b, s, lr))
+        al, ma = sess.run([alignments, final_decoder_state.max_attentions], feed)
+        print(al.shape, np.round(al[1, :, -1], 4).tolist(), ma.tolist())
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["rayhane_tacotron2"]
+
+
+def test_tensorflow_nmt(capsys, tmp_path):
+    # tensorflow/nmt nmt/utils/iterator_utils.py (get_iterator, get_infer_iterator) + nmt/model.py + nmt/attention_model.py + nmt/model_helper.py (create_rnn_cell, gradient_clip): bi-LSTM encoder, scaled Luong attention, TrainingHelper / BeamSearchDecoder, warmup + decay schedule; sizes shrunk; dropout 0.0: TF 1.15 draws an encoder's dropout masks inside the while loop in no fixed order
+    import os, collections
+    lookup_ops = tf.contrib.lookup
+    d = str(tmp_path)
+    def wr(name, lines):
+        p = os.path.join(d, name)
+        with open(p, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        return p
+    src_vocab = wr('vocab.src', ['<unk>', '<s>', '</s>', 'a', 'b', 'c', 'd', 'e'])
+    tgt_vocab = wr('vocab.tgt', ['<unk>', '<s>', '</s>', 'x', 'y', 'z', 'w'])
+    rng = np.random.RandomState(4)
+    src_lines, tgt_lines = [], []
+    for i in range(12):
+        n = rng.randint(1, 7)
+        s = [str('abcdef'[j]) for j in rng.randint(0, 6, size=n)]
+        src_lines.append(' '.join(s))
+        tgt_lines.append(' '.join({'a': 'x', 'b': 'y', 'c': 'z', 'd': 'w', 'e': 'x', 'f': 'q'}[c] for c in reversed(s)))
+    src_file = wr('train.src', src_lines); tgt_file = wr('train.tgt', tgt_lines)
+    class BatchedInput(collections.namedtuple("BatchedInput", ("initializer", "source", "target_input", "target_output", "source_sequence_length", "target_sequence_length"))):
+      pass
+    def get_iterator(src_dataset, tgt_dataset, src_vocab_table, tgt_vocab_table, batch_size, sos, eos, random_seed, num_buckets, src_max_len=None, tgt_max_len=None, num_parallel_calls=4, output_buffer_size=None, skip_count=None, num_shards=1, shard_index=0, reshuffle_each_iteration=True):
+      if not output_buffer_size:
+        output_buffer_size = batch_size * 1000
+      src_eos_id = tf.cast(src_vocab_table.lookup(tf.constant(eos)), tf.int32)
+      tgt_sos_id = tf.cast(tgt_vocab_table.lookup(tf.constant(sos)), tf.int32)
+      tgt_eos_id = tf.cast(tgt_vocab_table.lookup(tf.constant(eos)), tf.int32)
+      src_tgt_dataset = tf.data.Dataset.zip((src_dataset, tgt_dataset))
+      src_tgt_dataset = src_tgt_dataset.shard(num_shards, shard_index)
+      if skip_count is not None:
+        src_tgt_dataset = src_tgt_dataset.skip(skip_count)
+      src_tgt_dataset = src_tgt_dataset.shuffle(output_buffer_size, random_seed, reshuffle_each_iteration)
+      src_tgt_dataset = src_tgt_dataset.map(lambda src, tgt: (tf.string_split([src]).values, tf.string_split([tgt]).values), num_parallel_calls=num_parallel_calls).prefetch(output_buffer_size)
+      src_tgt_dataset = src_tgt_dataset.filter(lambda src, tgt: tf.logical_and(tf.size(src) > 0, tf.size(tgt) > 0))
+      if src_max_len:
+        src_tgt_dataset = src_tgt_dataset.map(lambda src, tgt: (src[:src_max_len], tgt), num_parallel_calls=num_parallel_calls).prefetch(output_buffer_size)
+      if tgt_max_len:
+        src_tgt_dataset = src_tgt_dataset.map(lambda src, tgt: (src, tgt[:tgt_max_len]), num_parallel_calls=num_parallel_calls).prefetch(output_buffer_size)
+      src_tgt_dataset = src_tgt_dataset.map(lambda src, tgt: (tf.cast(src_vocab_table.lookup(src), tf.int32), tf.cast(tgt_vocab_table.lookup(tgt), tf.int32)), num_parallel_calls=num_parallel_calls).prefetch(output_buffer_size)
+      src_tgt_dataset = src_tgt_dataset.map(lambda src, tgt: (src, tf.concat(([tgt_sos_id], tgt), 0), tf.concat((tgt, [tgt_eos_id]), 0)), num_parallel_calls=num_parallel_calls).prefetch(output_buffer_size)
+      src_tgt_dataset = src_tgt_dataset.map(lambda src, tgt_in, tgt_out: (src, tgt_in, tgt_out, tf.size(src), tf.size(tgt_in)), num_parallel_calls=num_parallel_calls).prefetch(output_buffer_size)
+      def batching_func(x):
+        return x.padded_batch(batch_size, padded_shapes=(tf.TensorShape([None]), tf.TensorShape([None]), tf.TensorShape([None]), tf.TensorShape([]), tf.TensorShape([])),
+            padding_values=(src_eos_id, tgt_eos_id, tgt_eos_id, 0, 0))
+      if num_buckets > 1:
+        def key_func(unused_1, unused_2, unused_3, src_len, tgt_len):
+          if src_max_len:
+            bucket_width = (src_max_len + num_buckets - 1) // num_buckets
+          else:
+            bucket_width = 10
+          bucket_id = tf.maximum(src_len // bucket_width, tgt_len // bucket_width)
+          return tf.to_int64(tf.minimum(num_buckets, bucket_id))
+        def reduce_func(unused_key, windowed_data):
+          return batching_func(windowed_data)
+        batched_dataset = src_tgt_dataset.apply(tf.contrib.data.group_by_window(key_func=key_func, reduce_func=reduce_func, window_size=batch_size))
+      else:
+        batched_dataset = batching_func(src_tgt_dataset)
+      batched_iter = batched_dataset.make_initializable_iterator()
+      (src_ids, tgt_input_ids, tgt_output_ids, src_seq_len, tgt_seq_len) = (batched_iter.get_next())
+      return BatchedInput(initializer=batched_iter.initializer, source=src_ids, target_input=tgt_input_ids, target_output=tgt_output_ids, source_sequence_length=src_seq_len, target_sequence_length=tgt_seq_len)
+    def _single_cell(unit_type, num_units, forget_bias, dropout, mode, residual_connection=False, device_str=None, residual_fn=None):
+      dropout = dropout if mode == tf.contrib.learn.ModeKeys.TRAIN else 0.0
+      if unit_type == "lstm":
+        single_cell = tf.contrib.rnn.BasicLSTMCell(num_units, forget_bias=forget_bias)
+      elif unit_type == "gru":
+        single_cell = tf.contrib.rnn.GRUCell(num_units)
+      elif unit_type == "layer_norm_lstm":
+        single_cell = tf.contrib.rnn.LayerNormBasicLSTMCell(num_units, forget_bias=forget_bias, layer_norm=True)
+      if dropout > 0.0:
+        single_cell = tf.contrib.rnn.DropoutWrapper(cell=single_cell, input_keep_prob=(1.0 - dropout))
+      if residual_connection:
+        single_cell = tf.contrib.rnn.ResidualWrapper(single_cell, residual_fn=residual_fn)
+      if device_str:
+        single_cell = tf.contrib.rnn.DeviceWrapper(single_cell, device_str)
+      return single_cell
+    def _cell_list(unit_type, num_units, num_layers, num_residual_layers, forget_bias, dropout, mode, num_gpus, base_gpu=0, single_cell_fn=None, residual_fn=None):
+      if not single_cell_fn:
+        single_cell_fn = _single_cell
+      cell_list = []
+      for i in range(num_layers):
+        single_cell = single_cell_fn(unit_type=unit_type, num_units=num_units, forget_bias=forget_bias, dropout=dropout, mode=mode,
+            residual_connection=(i >= num_layers - num_residual_layers), device_str="/cpu:0", residual_fn=residual_fn)
+        cell_list.append(single_cell)
+      return cell_list
+    def create_rnn_cell(unit_type, num_units, num_layers, num_residual_layers, forget_bias, dropout, mode, num_gpus, base_gpu=0, single_cell_fn=None):
+      cell_list = _cell_list(unit_type=unit_type, num_units=num_units, num_layers=num_layers, num_residual_layers=num_residual_layers, forget_bias=forget_bias, dropout=dropout, mode=mode, num_gpus=num_gpus, base_gpu=base_gpu, single_cell_fn=single_cell_fn)
+      if len(cell_list) == 1:
+        return cell_list[0]
+      else:
+        return tf.contrib.rnn.MultiRNNCell(cell_list)
+    def gradient_clip(gradients, max_gradient_norm):
+      clipped_gradients, gradient_norm = tf.clip_by_global_norm(gradients, max_gradient_norm)
+      gradient_norm_summary = [tf.summary.scalar("grad_norm", gradient_norm)]
+      gradient_norm_summary.append(tf.summary.scalar("clipped_gradient", tf.global_norm(clipped_gradients)))
+      return clipped_gradients, gradient_norm_summary, gradient_norm
+    class hparams:
+      num_units = 6; num_layers = 2; unit_type = 'lstm'; forget_bias = 1.0; dropout = 0.0; beam_width = 3; length_penalty_weight = 0.0
+      learning_rate = 0.5; warmup_steps = 3; decay_steps = 2; decay_factor = 0.5; start_decay_step = 5; max_gradient_norm = 5.0
+      src_vocab_size = 8; tgt_vocab_size = 7; tgt_max_len_infer = 8; sos = '<s>'; eos = '</s>'; batch_size = 4; num_buckets = 2
+    class AttentionModel(object):
+      def __init__(self, hparams, mode, iterator, source_vocab_table, target_vocab_table, reverse_target_vocab_table=None):
+        self.iterator = iterator; self.mode = mode; self.src_vocab_table = source_vocab_table; self.tgt_vocab_table = target_vocab_table
+        self.time_major = True
+        self.num_encoder_layers = hparams.num_layers; self.num_decoder_layers = hparams.num_layers
+        self.batch_size = tf.size(self.iterator.source_sequence_length)
+        initializer = tf.random_uniform_initializer(-0.1, 0.1, seed=7)
+        tf.get_variable_scope().set_initializer(initializer)
+        with tf.variable_scope("embeddings", dtype=tf.float32):
+          with tf.variable_scope("encoder"):
+            self.embedding_encoder = tf.get_variable("embedding_encoder", [hparams.src_vocab_size, hparams.num_units], tf.float32)
+          with tf.variable_scope("decoder"):
+            self.embedding_decoder = tf.get_variable("embedding_decoder", [hparams.tgt_vocab_size, hparams.num_units], tf.float32)
+        with tf.variable_scope("build_network"):
+          with tf.variable_scope("decoder/output_projection"):
+            self.output_layer = tf.layers.Dense(hparams.tgt_vocab_size, use_bias=False, name="output_projection")
+        res = self.build_graph(hparams)
+        if self.mode == tf.contrib.learn.ModeKeys.TRAIN:
+          self.train_loss = res[1]
+          self.word_count = tf.reduce_sum(self.iterator.source_sequence_length) + tf.reduce_sum(self.iterator.target_sequence_length)
+        elif self.mode == tf.contrib.learn.ModeKeys.INFER:
+          self.infer_logits, _, self.final_context_state, self.sample_id = res
+          self.sample_words = reverse_target_vocab_table.lookup(tf.to_int64(self.sample_id))
+        self.global_step = tf.Variable(0, trainable=False)
+        params = tf.trainable_variables()
+        if self.mode == tf.contrib.learn.ModeKeys.TRAIN:
+          self.learning_rate = tf.constant(hparams.learning_rate)
+          self.learning_rate = self._get_learning_rate_warmup(hparams)
+          self.learning_rate = self._get_learning_rate_decay(hparams)
+          opt = tf.train.GradientDescentOptimizer(self.learning_rate)
+          gradients = tf.gradients(self.train_loss, params, colocate_gradients_with_ops=True)
+          clipped_grads, grad_norm_summary, grad_norm = gradient_clip(gradients, max_gradient_norm=hparams.max_gradient_norm)
+          self.grad_norm = grad_norm
+          self.update = opt.apply_gradients(zip(clipped_grads, params), global_step=self.global_step)
+          self.train_summary = tf.summary.merge([tf.summary.scalar("lr", self.learning_rate), tf.summary.scalar("train_loss", self.train_loss)] + grad_norm_summary)
+        self.saver = tf.train.Saver(tf.global_variables(), max_to_keep=5)
+        print("# Trainable variables")
+        for param in params:
+          print("  %s, %s, %s" % (param.name, str(param.get_shape()), param.op.device))
+      def _get_learning_rate_warmup(self, hparams):
+        warmup_steps = hparams.warmup_steps
+        warmup_factor = tf.exp(tf.log(0.01) / warmup_steps)
+        inv_decay = warmup_factor**(tf.to_float(warmup_steps - self.global_step))
+        return tf.cond(self.global_step < hparams.warmup_steps, lambda: inv_decay * self.learning_rate, lambda: self.learning_rate, name="learning_rate_warump_cond")
+      def _get_learning_rate_decay(self, hparams):
+        return tf.cond(self.global_step < hparams.start_decay_step, lambda: self.learning_rate,
+            lambda: tf.train.exponential_decay(self.learning_rate, (self.global_step - hparams.start_decay_step), hparams.decay_steps, hparams.decay_factor, staircase=True), name="learning_rate_decay_cond")
+      def build_graph(self, hparams, scope=None):
+        with tf.variable_scope(scope or "dynamic_seq2seq", dtype=tf.float32):
+          encoder_outputs, encoder_state = self._build_encoder(hparams)
+          logits, sample_id, final_context_state = self._build_decoder(encoder_outputs, encoder_state, hparams)
+          if self.mode != tf.contrib.learn.ModeKeys.INFER:
+            loss = self._compute_loss(logits)
+          else:
+            loss = None
+          return logits, loss, final_context_state, sample_id
+      def _build_encoder(self, hparams):
+        num_layers = self.num_encoder_layers
+        iterator = self.iterator
+        source = iterator.source
+        if self.time_major:
+          source = tf.transpose(source)
+        with tf.variable_scope("encoder") as scope:
+          dtype = scope.dtype
+          encoder_emb_inp = tf.nn.embedding_lookup(self.embedding_encoder, source)
+          num_bi_layers = int(num_layers / 2)
+          fw_cell = create_rnn_cell(hparams.unit_type, hparams.num_units, num_bi_layers, 0, hparams.forget_bias, hparams.dropout, self.mode, 0)
+          bw_cell = create_rnn_cell(hparams.unit_type, hparams.num_units, num_bi_layers, 0, hparams.forget_bias, hparams.dropout, self.mode, 0)
+          bi_outputs, bi_state = tf.nn.bidirectional_dynamic_rnn(fw_cell, bw_cell, encoder_emb_inp, dtype=dtype, sequence_length=iterator.source_sequence_length, time_major=self.time_major, swap_memory=True)
+          encoder_outputs, bi_encoder_state = tf.concat(bi_outputs, -1), bi_state
+          if num_bi_layers == 1:
+            encoder_state = bi_encoder_state
+          else:
+            encoder_state = []
+            for layer_id in range(num_bi_layers):
+              encoder_state.append(bi_encoder_state[0][layer_id])
+              encoder_state.append(bi_encoder_state[1][layer_id])
+            encoder_state = tuple(encoder_state)
+        return encoder_outputs, encoder_state
+      def _build_decoder_cell(self, hparams, encoder_outputs, encoder_state, source_sequence_length):
+        num_units = hparams.num_units
+        beam_width = hparams.beam_width
+        dtype = tf.float32
+        if self.time_major:
+          memory = tf.transpose(encoder_outputs, [1, 0, 2])
+        else:
+          memory = encoder_outputs
+        if self.mode == tf.contrib.learn.ModeKeys.INFER and beam_width > 0:
+          memory = tf.contrib.seq2seq.tile_batch(memory, multiplier=beam_width)
+          source_sequence_length = tf.contrib.seq2seq.tile_batch(source_sequence_length, multiplier=beam_width)
+          encoder_state = tf.contrib.seq2seq.tile_batch(encoder_state, multiplier=beam_width)
+          batch_size = self.batch_size * beam_width
+        else:
+          batch_size = self.batch_size
+        attention_mechanism = tf.contrib.seq2seq.LuongAttention(num_units, memory, memory_sequence_length=source_sequence_length, scale=True)
+        cell = create_rnn_cell(hparams.unit_type, num_units, self.num_decoder_layers, 0, hparams.forget_bias, hparams.dropout, self.mode, 0)
+        alignment_history = (self.mode == tf.contrib.learn.ModeKeys.INFER and beam_width == 0)
+        cell = tf.contrib.seq2seq.AttentionWrapper(cell, attention_mechanism, attention_layer_size=num_units, alignment_history=alignment_history, output_attention=True, name="attention")
+        cell = tf.contrib.rnn.DeviceWrapper(cell, "/cpu:0")
+        decoder_initial_state = cell.zero_state(batch_size, dtype).clone(cell_state=encoder_state)
+        return cell, decoder_initial_state
+      def _build_decoder(self, encoder_outputs, encoder_state, hparams):
+        tgt_sos_id = tf.cast(self.tgt_vocab_table.lookup(tf.constant(hparams.sos)), tf.int32)
+        tgt_eos_id = tf.cast(self.tgt_vocab_table.lookup(tf.constant(hparams.eos)), tf.int32)
+        iterator = self.iterator
+        max_encoder_length = tf.reduce_max(iterator.source_sequence_length)
+        maximum_iterations = tf.to_int32(tf.round(tf.to_float(max_encoder_length) * 2.0))
+        with tf.variable_scope("decoder") as decoder_scope:
+          cell, decoder_initial_state = self._build_decoder_cell(hparams, encoder_outputs, encoder_state, iterator.source_sequence_length)
+          if self.mode != tf.contrib.learn.ModeKeys.INFER:
+            target_input = iterator.target_input
+            if self.time_major:
+              target_input = tf.transpose(target_input)
+            decoder_emb_inp = tf.nn.embedding_lookup(self.embedding_decoder, target_input)
+            helper = tf.contrib.seq2seq.TrainingHelper(decoder_emb_inp, iterator.target_sequence_length, time_major=self.time_major)
+            my_decoder = tf.contrib.seq2seq.BasicDecoder(cell, helper, decoder_initial_state)
+            outputs, final_context_state, _ = tf.contrib.seq2seq.dynamic_decode(my_decoder, output_time_major=self.time_major, swap_memory=True, scope=decoder_scope)
+            sample_id = outputs.sample_id
+            logits = self.output_layer(outputs.rnn_output)
+          else:
+            beam_width = hparams.beam_width
+            start_tokens = tf.fill([self.batch_size], tgt_sos_id)
+            end_token = tgt_eos_id
+            my_decoder = tf.contrib.seq2seq.BeamSearchDecoder(cell=cell, embedding=self.embedding_decoder, start_tokens=start_tokens, end_token=end_token, initial_state=decoder_initial_state, beam_width=beam_width, output_layer=self.output_layer, length_penalty_weight=hparams.length_penalty_weight)
+            outputs, final_context_state, _ = tf.contrib.seq2seq.dynamic_decode(my_decoder, maximum_iterations=maximum_iterations, output_time_major=self.time_major, swap_memory=True, scope=decoder_scope)
+            logits = tf.no_op()
+            sample_id = outputs.predicted_ids
+        return logits, sample_id, final_context_state
+      def get_max_time(self, tensor):
+        time_axis = 0 if self.time_major else 1
+        return tensor.shape[time_axis].value or tf.shape(tensor)[time_axis]
+      def _compute_loss(self, logits):
+        target_output = self.iterator.target_output
+        if self.time_major:
+          target_output = tf.transpose(target_output)
+        max_time = self.get_max_time(target_output)
+        crossent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=target_output, logits=logits)
+        target_weights = tf.sequence_mask(self.iterator.target_sequence_length, max_time, dtype=logits.dtype)
+        if self.time_major:
+          target_weights = tf.transpose(target_weights)
+        loss = tf.reduce_sum(crossent * target_weights) / tf.to_float(self.batch_size)
+        return loss
+    train_graph = tf.Graph()
+    with train_graph.as_default(), tf.container("train"):
+      tf.set_random_seed(5)
+      src_vocab_table = lookup_ops.index_table_from_file(src_vocab, default_value=0)
+      tgt_vocab_table = lookup_ops.index_table_from_file(tgt_vocab, default_value=0)
+      it = get_iterator(tf.data.TextLineDataset(src_file), tf.data.TextLineDataset(tgt_file), src_vocab_table, tgt_vocab_table, hparams.batch_size, hparams.sos, hparams.eos, random_seed=3, num_buckets=hparams.num_buckets, src_max_len=5, tgt_max_len=5)
+      model = AttentionModel(hparams, tf.contrib.learn.ModeKeys.TRAIN, it, src_vocab_table, tgt_vocab_table)
+      print(model.train_loss, it.source, it.target_input)
+      ckpt = os.path.join(d, 'translate.ckpt')
+      with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
+        for epoch in range(3):
+          sess.run(it.initializer)
+          while True:
+            try:
+              _, loss, gs, lr, gn, wc, src = sess.run([model.update, model.train_loss, model.global_step, model.learning_rate, model.grad_norm, model.word_count, it.source])
+              print('step %d lr %g loss %.5f gN %.4f wc %d src %s' % (gs, lr, loss, gn, wc, src.shape))
+            except tf.errors.OutOfRangeError:
+              break
+        model.saver.save(sess, ckpt, global_step=gs)
+    infer_graph = tf.Graph()
+    with infer_graph.as_default(), tf.container("infer"):
+      src_vocab_table = lookup_ops.index_table_from_file(src_vocab, default_value=0)
+      tgt_vocab_table = lookup_ops.index_table_from_file(tgt_vocab, default_value=0)
+      reverse_tgt_vocab_table = lookup_ops.index_to_string_table_from_file(tgt_vocab, default_value='<unk>')
+      src_placeholder = tf.placeholder(shape=[None], dtype=tf.string)
+      batch_size_placeholder = tf.placeholder(shape=[], dtype=tf.int64)
+      src_dataset = tf.data.Dataset.from_tensor_slices(src_placeholder)
+      src_eos_id = tf.cast(src_vocab_table.lookup(tf.constant('</s>')), tf.int32)
+      ds = src_dataset.map(lambda src: tf.string_split([src]).values)
+      ds = ds.map(lambda src: tf.cast(src_vocab_table.lookup(src), tf.int32))
+      ds = ds.map(lambda src: (src, tf.size(src)))
+      ds = ds.padded_batch(batch_size_placeholder, padded_shapes=(tf.TensorShape([None]), tf.TensorShape([])), padding_values=(src_eos_id, 0))
+      biter = ds.make_initializable_iterator()
+      src_ids, src_seq_len = biter.get_next()
+      iit = BatchedInput(initializer=biter.initializer, source=src_ids, target_input=None, target_output=None, source_sequence_length=src_seq_len, target_sequence_length=None)
+      imodel = AttentionModel(hparams, tf.contrib.learn.ModeKeys.INFER, iit, src_vocab_table, tgt_vocab_table, reverse_tgt_vocab_table)
+      print(imodel.sample_id, imodel.sample_words)
+      with tf.Session() as sess:
+        imodel.saver.restore(sess, tf.train.latest_checkpoint(d))
+        sess.run(tf.tables_initializer())
+        sess.run(iit.initializer, {src_placeholder: ['a b c', 'd e', 'b'], batch_size_placeholder: 2})
+        while True:
+          try:
+            ids, words = sess.run([imodel.sample_id, imodel.sample_words])
+            print(ids.shape, ids[:, 0, 0].tolist(), [w.decode() for w in words[:, 0, 0]])
+          except tf.errors.OutOfRangeError:
+            break
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["tensorflow_nmt"]
+
+
+
+# What TF 1.15 (tensorflow-cpu 1.15.0) printed running each program (measured).
+_TF115_PRINTED = {
+
+    "keithito_tacotron": [
+        "Initialized Tacotron model. Dimensions: ",
+        "  embedding:               6",
+        "  prenet out:              4",
+        "  encoder out:             8",
+        "  attention out:           5",
+        "  concat attn & out:       13",
+        "  decoder cell out:        6",
+        "  decoder out (2 frames):  6",
+        "  decoder out (1 frame):   3",
+        "  postnet out:             8",
+        "  linear out:              7",
+        "124 397 22",
+        "Tensor(\"model/inference/transpose:0\", shape=(?, ?, ?), dtype=float32) Tensor(\"model/inference/dense/BiasAdd:0\", shape=(?, ?, 7), dtype=float32)",
+        "Step 1       [loss=0.93843]",
+        "Step 2       [loss=0.96204]",
+        "Step 3       [loss=0.89838]",
+        "(2, 5, 4) [[0.2231999933719635, 0.2231999933719635], [0.1907999962568283, 0.1907999962568283], [0.1882999986410141, 0.1882999986410141], [0.19760000705718994, 0.19760000705718994], [0.20010000467300415, 0.20010000467300415]]",
+        "Initialized Tacotron model. Dimensions: ",
+        "  embedding:               6",
+        "  prenet out:              4",
+        "  encoder out:             8",
+        "  attention out:           5",
+        "  concat attn & out:       13",
+        "  decoder cell out:        6",
+        "  decoder out (2 frames):  6",
+        "  decoder out (1 frame):   3",
+        "  postnet out:             8",
+        "  linear out:              7",
+        "(12, 7) (1, 3, 6) [[0.0032999999821186066, 0.0020000000949949026, 9.999999747378752e-05, 0.0008999999845400453, -0.000699999975040555, -0.003100000089034438, -0.00419999985024333], [0.003800000064074993, 0.0015999999595806003, 0.0010000000474974513, 0.002400000113993883, -0.0005000000237487257, -0.003100000089034438, -0.004600000102072954]]",
+    ],
+
+    "rayhane_tacotron2": [
+        "Tensor(\"inference/Reshape:0\", shape=(?, ?, 3), dtype=float32) Tensor(\"inference/Reshape_1:0\", shape=(?, ?), dtype=float32) Tensor(\"inference/transpose:0\", shape=(?, ?, ?), dtype=float32) Tensor(\"inference/decoder/while/Exit_13:0\", shape=(?,), dtype=int32)",
+        "['inference/memory_layer/kernel:0', 'inference/decoder/decoder_prenet/dense_1/kernel:0', 'inference/decoder/decoder_prenet/dense_1/bias:0', 'inference/decoder/decoder_prenet/dense_2/kernel:0', 'inference/decoder/decoder_prenet/dense_2/bias:0', 'inference/decoder/multi_rnn_cell/cell_0/decoder_LSTM_1/kernel:0', 'inference/decoder/multi_rnn_cell/cell_0/decoder_LSTM_1/bias:0', 'inference/decoder/multi_rnn_cell/cell_1/decoder_LSTM_2/kernel:0', 'inference/decoder/multi_rnn_cell/cell_1/decoder_LSTM_2/bias:0', 'inference/decoder/Location_Sensitive_Attention/query_layer/kernel:0', 'inference/decoder/Location_Sensitive_Attention/location_features_convolution/kernel:0', 'inference/decoder/Location_Sensitive_Attention/location_features_convolution/bias:0', 'inference/decoder/Location_Sensitive_Attention/location_features_layer/kernel:0', 'inference/decoder/Location_Sensitive_Attention/attention_variable_projection:0', 'inference/decoder/Location_Sensitive_Attention/attention_bias:0', 'inference/decoder/Linear_projection/projection_Linear_projection/kernel:0', 'inference/decoder/Linear_projection/projection_Linear_projection/bias:0', 'inference/decoder/stop_token_projection/projection_stop_token_projection/kernel:0', 'inference/decoder/stop_token_projection/projection_stop_token_projection/bias:0']",
+        "Step     1 [loss=1.49649, before=0.80291, stop=0.69357, lr=0.01000]",
+        "Step     2 [loss=1.41277, before=0.72277, stop=0.68999, lr=0.01000]",
+        "Step     3 [loss=1.33739, before=0.65095, stop=0.68643, lr=0.01000]",
+        "Step     4 [loss=1.26876, before=0.58612, stop=0.68263, lr=0.00871]",
+        "Step     5 [loss=1.21341, before=0.53445, stop=0.67895, lr=0.00758]",
+        "Step     6 [loss=1.16809, before=0.49272, stop=0.67536, lr=0.00660]",
+        "(2, 5, 4) [0.09350000321865082, 0.5493000149726868, 0.3571000099182129, 0.0, 0.0] [4, 1]",
+    ],
+
+    "tensorflow_nmt": [
+        "# Trainable variables",
+        "  embeddings/encoder/embedding_encoder:0, (8, 6), ",
+        "  embeddings/decoder/embedding_decoder:0, (7, 6), ",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/fw/basic_lstm_cell/kernel:0, (12, 24), /device:CPU:0",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/fw/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/bw/basic_lstm_cell/kernel:0, (12, 24), /device:CPU:0",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/bw/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/memory_layer/kernel:0, (12, 6), ",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_0/basic_lstm_cell/kernel:0, (18, 24), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_0/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_1/basic_lstm_cell/kernel:0, (12, 24), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_1/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/luong_attention/attention_g:0, (), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/attention_layer/kernel:0, (18, 6), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/output_projection/kernel:0, (6, 7), ",
+        "Tensor(\"dynamic_seq2seq/truediv:0\", shape=(), dtype=float32) Tensor(\"IteratorGetNext:0\", shape=(?, ?), dtype=int32) Tensor(\"IteratorGetNext:1\", shape=(?, ?), dtype=int32)",
+        "step 1 lr 0.005 loss 7.29717 gN 0.0176 wc 26 src (4, 3)",
+        "step 2 lr 0.0232079 loss 11.67546 gN 0.0146 wc 44 src (4, 5)",
+        "step 3 lr 0.107722 loss 3.89181 gN 0.0114 wc 6 src (2, 1)",
+        "step 4 lr 0.5 loss 6.81071 gN 0.0155 wc 12 src (2, 3)",
+        "step 5 lr 0.5 loss 7.29706 gN 0.0176 wc 26 src (4, 3)",
+        "step 6 lr 0.5 loss 11.67534 gN 0.0149 wc 44 src (4, 5)",
+        "step 7 lr 0.5 loss 3.89164 gN 0.0117 wc 6 src (2, 1)",
+        "step 8 lr 0.25 loss 6.81036 gN 0.0162 wc 12 src (2, 3)",
+        "step 9 lr 0.25 loss 7.29675 gN 0.0185 wc 26 src (4, 3)",
+        "step 10 lr 0.125 loss 11.67514 gN 0.0161 wc 44 src (4, 5)",
+        "step 11 lr 0.125 loss 3.89149 gN 0.0122 wc 6 src (2, 1)",
+        "step 12 lr 0.0625 loss 6.81020 gN 0.0169 wc 12 src (2, 3)",
+        "# Trainable variables",
+        "  embeddings/encoder/embedding_encoder:0, (8, 6), ",
+        "  embeddings/decoder/embedding_decoder:0, (7, 6), ",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/fw/basic_lstm_cell/kernel:0, (12, 24), /device:CPU:0",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/fw/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/bw/basic_lstm_cell/kernel:0, (12, 24), /device:CPU:0",
+        "  dynamic_seq2seq/encoder/bidirectional_rnn/bw/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/memory_layer/kernel:0, (12, 6), ",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_0/basic_lstm_cell/kernel:0, (18, 24), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_0/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_1/basic_lstm_cell/kernel:0, (12, 24), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/multi_rnn_cell/cell_1/basic_lstm_cell/bias:0, (24,), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/luong_attention/attention_g:0, (), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/attention/attention_layer/kernel:0, (18, 6), /device:CPU:0",
+        "  dynamic_seq2seq/decoder/output_projection/kernel:0, (6, 7), ",
+        "Tensor(\"dynamic_seq2seq/decoder/decoder/GatherTree:0\", shape=(?, ?, 3), dtype=int32) Tensor(\"hash_table_Lookup_1/LookupTableFindV2:0\", shape=(?, ?, 3), dtype=string)",
+        "(2, 2, 3) [2, 2] ['</s>', '</s>']",
+        "(2, 1, 3) [2, 2] ['</s>', '</s>']",
+    ],
+
+}
