@@ -67,6 +67,22 @@ def test_tensor_array_concat_of_scalar_elements_is_a_vector_statically():
         s.run(ta.concat(), {x: 1.0})
 
 
+def test_maximum_iterations_returns_a_lone_structured_loop_variable_unwrapped():
+    # TF 1.15 packs a lone loop variable with the counter and returns it as the body gave it:
+    # [(a, b)] gives (a, b), [{'a', 'i'}] the dict, [[a, b]] [a, b]
+    x = tf.constant(1.0)
+    out = tf.while_loop(lambda d: True, lambda d: (d[0] + 1, d[1]), [(x, x)], maximum_iterations=3)
+    assert isinstance(out, tuple) and len(out) == 2
+    out = tf.while_loop(lambda d: True, lambda d: {'a': d['a'] + 1, 'i': d['i']},
+                        [{'a': x, 'i': x}], maximum_iterations=3)
+    assert isinstance(out, dict) and sorted(out) == ['a', 'i']
+    out3 = tf.while_loop(lambda d: True, lambda d: [d[0] + 1, d[1]], [[x, x]], maximum_iterations=3)
+    assert isinstance(out3, list) and len(out3) == 2
+    with tf.Session() as s:
+        assert s.run(out) == {'a': 4.0, 'i': 1.0}
+        assert s.run(out3) == [4.0, 1.0]
+
+
 # ---- the seeded control-flow fuzz run: tideflow against a float64 NumPy evaluation -----------
 
 N, D = 4, 3

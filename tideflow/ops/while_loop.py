@@ -474,6 +474,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         result = flat.pack(outs, _result_structure(structure, body_fn.structure))
         if packed or (len(outs) == 1 and not return_same_structure):
             return result[0]
+        if max_iter is not None and len(structure) == 1 and not return_same_structure and \
+                not _v2:
+            return result[0]  # TF returns the lone loop variable it packed with the counter
         return result
 
 
