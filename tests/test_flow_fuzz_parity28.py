@@ -83,6 +83,19 @@ def test_maximum_iterations_returns_a_lone_structured_loop_variable_unwrapped():
         assert s.run(out3) == [4.0, 1.0]
 
 
+def test_map_fn_and_scan_take_the_first_elems_row_count_statically():
+    # TF 1.15 merges the other elems' row counts only to check them (the merge is dropped):
+    # (x: [?, 3], y: [4, 3]) maps to (?, 3), (y, x) to (4, 3); 2 rows against 4 still fail
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.zeros([4, 3])
+    assert str(tf.map_fn(lambda e: e[0] * e[1], (x, y), dtype=tf.float32).shape) == "(?, 3)"
+    assert str(tf.map_fn(lambda e: e[0] * e[1], (y, x), dtype=tf.float32).shape) == "(4, 3)"
+    assert str(tf.scan(lambda a, e: a + e[0] * e[1], (x, y),
+                       initializer=tf.zeros([3])).shape) == "(?, 3)"
+    with pytest.raises(ValueError, match="Dimensions 2 and 4 are not compatible"):
+        tf.map_fn(lambda e: e[0] * e[1], (tf.zeros([2, 3]), y), dtype=tf.float32)
+
+
 # ---- the seeded control-flow fuzz run: tideflow against a float64 NumPy evaluation -----------
 
 N, D = 4, 3

@@ -78,11 +78,12 @@ def _check_rank(flat):
 
 
 def _rows_static(flat):
-    """The static row count of ``flat``'s tensors (TF 1.x checks they agree, after the loop:
-    "Dimensions 3 and 2 are not compatible")."""
+    """The static row count of ``flat``'s tensors: the first's (TF 1.x checks the others
+    agree, after the loop: "Dimensions 3 and 2 are not compatible", but drops the merge, so
+    a known count of a later tensor is not taken)."""
     n = flat[0].get_shape().with_rank_at_least(1)[0]
     for e in flat[1:]:
-        n = n.merge_with(e.get_shape().with_rank_at_least(1)[0])
+        n.merge_with(e.get_shape().with_rank_at_least(1)[0])
     return n.value
 
 
