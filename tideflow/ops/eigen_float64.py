@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 _PACKET = 4
+_BLOCK = 1 << 14  # (a multiple of the packet)
 _TINY = np.finfo(np.float64).tiny
 
 # Eigen's pexp<Packet4d>: Cephes' rational interpolant on x - n ln 2 (ln 2 in two parts)
@@ -46,17 +47,21 @@ def _packet_exp(x):
         return np.maximum(c, x, out=c)  # (a NaN x comes through: max's operand order)
 
 
-def exp(x):
+def exp(x, out=None):
     """float64 exp as TF 1.15's kernel: Eigen's packet exp on groups of 4, the last
-    ``size % 4`` elements by glibc's exp; denormal results flushed to zero."""
+    ``size % 4`` elements by glibc's exp; denormal results flushed to zero. Computed in
+    blocks (its temporaries stay small), into ``out`` if given (which may be x)."""
     flat = np.asarray(x, dtype=np.float64).reshape(-1)
-    y = _packet_exp(flat)
     tail = flat.size % _PACKET
-    for i in range(flat.size - tail, flat.size):
+    rest = flat[flat.size - tail:].tolist()  # (read before ``out``, which may be x, is written)
+    y = np.empty(flat.size) if out is None else out.reshape(-1)
+    for start in range(0, flat.size, _BLOCK):
+        y[start:start + _BLOCK] = _packet_exp(flat[start:start + _BLOCK])
+    for i, v in enumerate(rest, flat.size - tail):
         try:
-            y[i] = math.exp(flat[i])
+            y[i] = math.exp(v)
         except OverflowError:
             y[i] = math.inf
     if y.size and not y.min() >= _TINY:  # (a result below DBL_MIN, or a NaN)
         y[y < _TINY] = 0.0
-    return y.reshape(np.shape(x))
+    return y.reshape(np.shape(x)) if out is None else out

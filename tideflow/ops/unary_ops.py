@@ -221,7 +221,7 @@ _tanh = _float32_as_tf(eigen_float32.tanh, np.tanh)
 
 def _exp_ufunc(x, out=None):
     if x.dtype == np.float64:
-        return _into(out, eigen_float64.exp(x))
+        return eigen_float64.exp(x, out=out)
     return np.exp(x, out=out)
 
 
