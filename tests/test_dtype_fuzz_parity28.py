@@ -313,6 +313,7 @@ def test_float64_exp_is_eigens_packet_exp():
              20.437225411565365, 0.030170363169379544, 10793.021384528976, 0.0,
              9.080574253811239]
     assert _run(tf.exp(x), {x: v}).tolist() == tf115
+    assert _run(tf.exp(x * 1.0), {x: v}).tolist() == tf115  # (into its dying input)
     special = np.array([0.0, -0.0, 709.5, 710.0, -745.0, -800.0, np.inf, -np.inf, np.nan, 1.0,
                         2.0])
     out = _run(tf.exp(x), {x: special})
@@ -360,3 +361,23 @@ def test_float_floordiv_of_a_denormal_quotient_is_signed_zero():
         assert out[1].tolist() == [-0.0, 0.0, -1.0, 0.0, -1.0, 0.0, -1.0, -1.0]
         assert np.signbit(out[1][:2]).tolist() == [True, False]
         assert float(_run(tf.floordiv(tf.constant(-1.0, dt), tf.constant(big, dt)))) == 0.0
+
+
+def test_bfloat16_from_numpy_types_its_type_cannot_cast():
+    # TF 1.15's bfloat16 NumPy type registers casts only from float16/32/64, int32, int64 and
+    # complex: a NumPy array or scalar of another type is its ValueError, as a constant and fed
+    ok = [np.float16, np.float32, np.float64, np.int32, np.int64, np.complex64]
+    bad = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.uint32, np.uint64, np.longlong]
+    p = tf.placeholder(tf.bfloat16)
+    with tf.Session() as s:
+        for t in ok:
+            assert tf.constant(np.array([1], t), dtype=tf.bfloat16).dtype == tf.bfloat16
+            assert float(s.run(p, {p: t(2)})) == 2.0
+        for t in bad:
+            for fn in (lambda: tf.constant(np.array([1], t), dtype=tf.bfloat16),
+                       lambda: tf.convert_to_tensor(t(1), dtype=tf.bfloat16),
+                       lambda: s.run(p, {p: np.array([1], t)})):
+                with pytest.raises(ValueError, match="^No cast function available.$"):
+                    fn()
+    # Python values take any route
+    assert tf.constant([True, 3], dtype=tf.bfloat16).dtype == tf.bfloat16

@@ -180,6 +180,17 @@ def _unwrap_quantized(values):
     return values
 
 
+# the NumPy types TF 1.15's bfloat16 NumPy type registers casts from (its own, float16, float32,
+# float64, int32, int64, complex64, complex128); an array of any other is its ValueError
+_BFLOAT16_CASTS_FROM = frozenset("efdilFD")
+
+
+def check_bfloat16_cast(np_dtype):
+    """TF 1.15's ValueError for a NumPy array of a type its bfloat16 cannot be cast from."""
+    if np_dtype.char not in _BFLOAT16_CASTS_FROM and np_dtype != dtypes.bfloat16._np:
+        raise ValueError("No cast function available.")
+
+
 def _to_ndarray(values, dtype, shape):
     """Converts Python/NumPy ``values`` to an ndarray as TF 1.x does (float32/int32 defaults)."""
     if isinstance(values, (np.ndarray, np.generic)):
@@ -189,6 +200,8 @@ def _to_ndarray(values, dtype, shape):
         if dtype.is_quantized:
             base = _QUANTIZED_BASE[dtype]
             return values.view(base) if values.dtype.names else values.astype(base)
+        if dtype == dtypes.bfloat16:
+            check_bfloat16_cast(values.dtype)
         return values.astype(_numpy_dtype(dtype))
 
     if values is None:

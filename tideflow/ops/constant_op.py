@@ -225,6 +225,10 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 if is_np and dtype == dtypes.bool and np.asarray(values).dtype.kind in "SU":
                     # NumPy 1.x (TF 1.15's) reads text as integers on the way to bool
                     values = np.asarray(values).astype(np.int64)
+                if is_np and dtype == dtypes.bfloat16:
+                    from tideflow.framework.tensor_util import check_bfloat16_cast
+
+                    check_bfloat16_cast(values.dtype)
                 arr = np.array(values, dtype=dtype._np)
             except OverflowError:
                 # as TF (and NumPy 1.x): a Python int out of the dtype's range wraps around

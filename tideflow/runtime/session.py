@@ -406,6 +406,10 @@ def _convert_feed(tensor, value, index=0):
         else:
             if dtype.is_complex:
                 _check_complex_feed(value)
+            elif dtype == dtypes.bfloat16 and isinstance(value, (np.ndarray, np.generic)):
+                from tideflow.framework.tensor_util import check_bfloat16_cast
+
+                check_bfloat16_cast(value.dtype)  # (TF's bfloat16 casts from few NumPy types)
             try:
                 # (NumPy 2 warns where a value overflows the feed's type, e.g. 70000. fed to
                 # float16; TF 1.15's NumPy 1.x converted it to inf silently)
