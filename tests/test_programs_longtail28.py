@@ -1641,6 +1641,70 @@ ValueError The passed save_path is not a valid checkpoint: D/ckpt/test-model.ckp
 """)
 
 
+def test_wrong_shape_feeds_and_keras_inputs(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s46053363_original.py, s48978609_original.py and s50336110_original.py (keras -> tf.keras; Keras makes a 1-D array [n, 1] before it checks the rank) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s46053363_original.py (one_hot=False labels fed to a [None, 10] placeholder; the
+    # network shrunk, MNIST -> seeded rows), s48978609_original.py and s50336110_original.py (Keras models given
+    # inputs of the wrong rank; keras -> tf.keras)
+    x = tf.placeholder(tf.float32, [None, 16])
+    y_ = tf.placeholder(tf.float32, [None,10])
+    W = tf.Variable(tf.zeros([16, 10])); b = tf.Variable(tf.zeros([10]))
+    y_conv = tf.matmul(x, W) + b
+    cross_entropy = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=y_conv))
+    correct_prediction = tf.equal(tf.argmax(y_conv, 1), tf.argmax(y_, 1))
+    accuracy = tf.reduce_mean(tf.cast(correct_prediction, tf.float32))
+    rng = np.random.RandomState(0)
+    batch = (rng.rand(50, 16).astype(np.float32), rng.randint(0, 10, 50))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        try:
+            train_accuracy = accuracy.eval(feed_dict={x: batch[0], y_: batch[1]})
+            print('step %d, training accuracy %g' % (0, train_accuracy))
+        except ValueError as e:
+            print('ValueError:', e)
+        print('step %d, training accuracy %g' % (0, accuracy.eval(feed_dict={x: batch[0], y_: np.eye(10)[batch[1]]})))
+    from tensorflow.keras.models import Sequential
+    from tensorflow.keras.layers import LSTM, Dense
+    X = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    y = np.array([2, 4, 6, 8, 10, 12, 14, 16, 18, 20])
+    data_dim = 1
+    timesteps = 8
+    model = Sequential()
+    model.add(LSTM(4, return_sequences=True, input_shape=(timesteps, data_dim)))
+    model.add(LSTM(4, return_sequences=True))
+    model.add(Dense(10, activation='softmax'))
+    model.compile(loss='categorical_crossentropy', optimizer='rmsprop', metrics=['accuracy'])
+    print(model.output_shape, [l.name for l in model.layers])
+    try:
+        model.fit(X,y, batch_size=10, epochs=1, verbose=0)
+    except ValueError as e:
+        print('ValueError:', e)
+    model =Sequential()
+    model.add(Dense(12, input_dim=3, activation='relu'))
+    model.add(Dense(8, activation='relu'))
+    model.add(Dense(4, activation='relu'))
+    model.add(Dense(1, activation='sigmoid'))
+    model.compile(loss='binary_crossentropy', optimizer = 'adam', metrics = ['accuracy'])
+    x = np.array([[0.1],[0.2],[0.3]])
+    print(x.shape, model.input_shape)
+    try:
+        prediction_prob = model.predict(x)
+    except ValueError as e:
+        print('ValueError:', e)
+    print(model.predict(x.T).shape)
+
+    _printed(capsys, """\
+ValueError: Cannot feed value of shape (50,) for Tensor 'Placeholder_1:0', which has shape '(?, 10)'
+step 0, training accuracy 0.16
+(None, 8, 10) ['lstm', 'lstm_1', 'dense']
+ValueError: Error when checking input: expected lstm_input to have 3 dimensions, but got array with shape (10, 1)
+(3, 1) (None, 3)
+ValueError: Error when checking input: expected dense_1_input to have shape (3,) but got array with shape (1,)
+(1, 1)
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)

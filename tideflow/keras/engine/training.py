@@ -688,7 +688,9 @@ class Model(Network):
                 out.append(a)
                 continue
             shape = ref.get_shape()
-            if a.ndim == 1 and shape.ndims == 2:
+            if a.ndim == 1 and shape.ndims != 1:
+                # Keras's standardize_single_array: a 1-D array is made [n, 1] unless the model
+                # expects rank 1 (so a rank error names the [n, 1] shape, as TF 1.15's)
                 a = a.reshape(-1, 1)
             unchecked = check_last is not None and check_last[i] is None
             loss_name = loss_names[i] if loss_names else None
