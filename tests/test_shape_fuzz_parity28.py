@@ -467,3 +467,47 @@ def test_argmax_rank_limit():
     for f in (tf.argmax, tf.argmin):
         assert _run_error(f(x, 1), {x: v[..., None]}) == (
             tf.errors.InvalidArgumentError, "ArgOp : Unhandled input dimensions: 6")
+
+
+def test_fed_shape_parameters_kernel_words():
+    # fed values a little off: TF 1.15's kernels' checks and words (measured)
+    x = tf.placeholder(tf.float32, None)
+    q = tf.placeholder(tf.int32, None)
+    q2 = tf.placeholder(tf.int32, None)
+    cases = [
+        (tf.pad(x, q, "REFLECT"), np.ones([2, 2]), [[1, -1], [0, 0]], None,
+         "paddings must be non-negative: 1 -1"),
+        (tf.roll(x, 1, q), np.ones([2, 2]), -3, None, "axis -1 is out of range"),
+        (tf.broadcast_to(x, q), np.ones([2, 2]), [2, 1], None,
+         "Unable to broadcast tensor of shape [2,2] to tensor of shape [2,1]"),
+        (tf.broadcast_to(x, q), np.ones([2, 3]), [3], None,
+         "Rank of input (2) must be no greater than rank of output shape (1)."),
+        (tf.broadcast_to(x, q), np.ones([2, 0]), [2, 1], None,
+         "Unable to broadcast tensor of shape [2,0] to tensor of shape [2,1]"),
+        (tf.slice(x, q, q2), np.ones([0, 2]), [2, 0], [0, 1],
+         "Expected begin[0] == 0 (got 2) and size[0] == 0 (got 0) when input.dim_size(0) == 0"),
+        (tf.reverse_sequence(x, q, seq_axis=1, batch_axis=0), np.ones([4, 2]), [1], None,
+         "len(seq_lens) != input.dims(0), (1 vs. 4)"),
+    ]
+    for t, xv, qv, q2v, msg in cases:
+        fd = {x: xv, q: qv}
+        if q2v is not None:
+            fd[q2] = q2v
+        assert _run_error(t, fd) == (tf.errors.InvalidArgumentError, msg)
+    # an empty target shape is made whatever the input's
+    assert _run(tf.broadcast_to(x, q), {x: np.ones([2, 3]), q: [0, 3]}).shape == (0, 3)
+    assert _run(tf.slice(x, q, q2), {x: np.ones([0, 2]), q: [0, 0], q2: [-1, 1]}).shape == (
+        0, 1)
+
+
+def test_reshape_divisibility_only_with_one_unknown_input_dim():
+    # TF 1.15 checks that the known input dims divide the target only when exactly one input
+    # dimension is unknown (with more it infers nothing)
+    assert tf.reshape(tf.placeholder(tf.float32, [2, None, None, None]), [1]).shape == [1]
+    assert tf.reshape(tf.placeholder(tf.float32, [2, None, None]), [3]).shape == [3]
+    with pytest.raises(ValueError, match="^Dimension size must be evenly divisible by 2 but is 3"):
+        tf.reshape(tf.placeholder(tf.float32, [2, None]), [3])
+    x = tf.placeholder(tf.float32, None)
+    q = tf.placeholder(tf.int32, None)
+    assert _run_error(tf.broadcast_to(x, q), {x: np.ones([4, 1, 1, 2]), q: [4, 1, -1, 2]}) == (
+        tf.errors.InvalidArgumentError, "Dimension -1 must be >= 0")

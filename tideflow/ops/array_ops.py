@@ -657,8 +657,10 @@ def _reshape_shape(op):
         # an input with a zero dimension has no elements whatever its other dimensions (TF)
         dims[missing[0]] = 0
         return [TensorShape(dims)]
-    if n is None and in_shape.ndims is not None and not missing:
+    if n is None and in_shape.ndims is not None and not missing and \
+            in_shape.as_list().count(None) == 1:
         # as TF's shape function: the known input dimensions must divide the target's size
+        # (when one input dimension is unknown: with more, TF infers nothing)
         known_in = int(np.prod([d for d in in_shape.as_list() if d is not None],
                                dtype=np.int64))
         if known_in > 0 and known % known_in:

@@ -32,10 +32,10 @@ def _roll_kernel(x, shift, axis, *, ctx=None):
             f"{_shape_str(shift.shape)} and axis shape {_shape_str(axis.shape)}")
     total = {}
     for s, a in zip(shift.reshape(-1).tolist(), axis.reshape(-1).tolist()):
-        if not -x.ndim <= a < x.ndim:
-            raise errors.InvalidArgumentError(
-                None, None, f"axis {a} is out of range for a tensor of rank {x.ndim}")
-        a %= x.ndim
+        if a < 0:
+            a += x.ndim
+        if not 0 <= a < x.ndim:  # (TF 1.15 names the axis after adding the rank)
+            raise errors.InvalidArgumentError(None, None, f"axis {a} is out of range")
         total[a] = total.get(a, 0) + s
     if not total:
         return x.copy()

@@ -125,9 +125,24 @@ def _broadcast_to_kernel(x, shape):
     try:
         return np.broadcast_to(x, want)
     except ValueError:
-        raise _invalid(
-            f"Incompatible shapes: {_shape_str(x.shape)} vs. {_shape_str(want)}"
-        ) from None
+        pass
+    # TF 1.15's kernel: the ranks, then an empty output is made whatever the input, then the
+    # two shapes must broadcast, to the output's shape
+    for d in want:
+        if d < 0:
+            raise _invalid(f"Dimension {d} must be >= 0")
+    if x.ndim > len(want):
+        raise _invalid(f"Rank of input ({x.ndim}) must be no greater than rank of output shape "
+                       f"({len(want)}).")
+    if 0 in want and min(want) >= 0:
+        return np.zeros(want, x.dtype)
+    try:
+        np.broadcast_shapes(x.shape, tuple(want))
+    except ValueError:
+        raise _invalid(f"Incompatible shapes: {_shape_str(x.shape)} vs. {_shape_str(want)}"
+                       ) from None
+    raise _invalid(f"Unable to broadcast tensor of shape {_shape_str(x.shape)} to tensor of "
+                   f"shape {_shape_str(want)}")
 
 
 def _broadcast_view(x, want):

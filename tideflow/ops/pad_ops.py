@@ -164,7 +164,7 @@ def _partial_paddings(t):
     return rows
 
 
-def _check_paddings(x, paddings):
+def _check_paddings(x, paddings, word="Paddings"):
     p = np.asarray(paddings)
     if p.ndim != 2 or p.shape[1] != 2:
         raise _invalid(f"paddings must be a matrix with 2 columns: {_shape_str(p.shape)}")
@@ -175,7 +175,7 @@ def _check_paddings(x, paddings):
         )
     for before, after in p.tolist():
         if before < 0 or after < 0:
-            raise _invalid(f"Paddings must be non-negative: {before} {after}")
+            raise _invalid(f"{word} must be non-negative: {before} {after}")
     return [(int(a), int(b)) for a, b in p.tolist()]
 
 
@@ -211,7 +211,7 @@ def _pad_v2_kernel(x, paddings, constant_values):
 def _mirror_pad_kernel(x, paddings, *, mode):
     x = _np(x)
     _rank_limit(x, 5)
-    p = _check_paddings(x, paddings)
+    p = _check_paddings(x, paddings, "paddings")  # (MirrorPad's words: lower case)
     # TF checks the limit here, at run time (REFLECT pads less than the dimension size,
     # SYMMETRIC no more than it), not when the graph is built
     for i, (a, b) in enumerate(p):

@@ -46,9 +46,8 @@ def _reverse_sequence_kernel(input, seq_lengths, *, seq_dim, batch_dim):
                        f"(shape {_shape_str(lens.shape)})")
     s, b = _axes(x.ndim, seq_dim, batch_dim, _invalid)
     if lens.shape[0] != x.shape[b]:
-        raise _invalid(
-            f"ReverseSequence: length of seq_lengths != input.dims({b}), ({lens.shape[0]} vs. "
-            f"{x.shape[b]}); input shape {_shape_str(x.shape)}")
+        raise _invalid(f"len(seq_lens) != input.dims({b}), ({lens.shape[0]} vs. "
+                       f"{x.shape[b]})")  # TF 1.15's words
     if x.ndim > 5:
         # TF 1.15's kernel handles ranks 2..5, after it has checked the lengths
         for i, n in enumerate(lens.tolist()):

@@ -91,6 +91,9 @@ def _slice_kernel(x, begin, size):
     for i, (b, z, d) in enumerate(zip(begin, size, x.shape)):
         if z == -1:
             z = d - b
+        if d == 0 and (b or z):  # TF 1.15's words for an empty dimension
+            raise _invalid(f"Expected begin[{i}] == 0 (got {b}) and size[{i}] == 0 (got {z}) "
+                           f"when input.dim_size({i}) == 0")
         if not 0 <= b <= d:
             raise _invalid(f"Expected begin[{i}] in [0, {d}], but got {b}")
         if not 0 <= z <= d - b:
