@@ -1,0 +1,331 @@
+"""TF 1.x sequence labelling and chatbot programs (zh-NER-TF, practical_seq2seq) tideflow had not seen, reduced to standalone forms with small synthetic data
+(API calls, graph structure and training loops kept; sizes and step counts shrunk; the
+repository and path named in each test's first comment). Each prints what TF 1.15
+(tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured),
+compared line by line.
+practical_seq2seq's second embedding_rnn_seq2seq deep-copies the cell the first one built:
+TF 1.15 fails there (a TypeError from pickling the graph's lock), and so does tideflow while
+the cell holds a tensor (its keep-prob placeholder); a cell holding only variables tideflow
+copies unbuilt (its 0.x-program leniency)."""
+# ruff: noqa: C417, F841, I001, RUF059, UP004, UP030, UP032
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    # (practical_seq2seq calls tf.reset_default_graph itself: no graph context is entered)
+    tf.reset_default_graph()
+    yield
+    tf.reset_default_graph()
+
+
+def test_zh_ner(capsys):
+    # Determined22/zh-NER-TF model.py (BiLSTM_CRF: pretrained-embedding Variable, LSTMCell bidirectional_dynamic_rnn, crf_log_likelihood or softmax, clip_by_value on each gradient, optimizer by name) + data.py (pad_sequences, batch_yield), sizes shrunk, random data
+    LSTMCell = tf.contrib.rnn.LSTMCell
+    crf_log_likelihood = tf.contrib.crf.crf_log_likelihood
+    viterbi_decode = tf.contrib.crf.viterbi_decode
+    tag2label = {"O": 0, "B-PER": 1, "I-PER": 2, "B-LOC": 3, "I-LOC": 4}
+    def pad_sequences(sequences, pad_mark=0):
+        max_len = max(map(lambda x : len(x), sequences))
+        seq_list, seq_len_list = [], []
+        for seq in sequences:
+            seq = list(seq)
+            seq_ = seq[:max_len] + [pad_mark] * max(max_len - len(seq), 0)
+            seq_list.append(seq_)
+            seq_len_list.append(min(len(seq), max_len))
+        return seq_list, seq_len_list
+    def batch_yield(data, batch_size, shuffle=False):
+        seqs, labels = [], []
+        for (sent_, tag_) in data:
+            label_ = [tag2label[tag] for tag in tag_]
+            if len(seqs) == batch_size:
+                yield seqs, labels
+                seqs, labels = [], []
+            seqs.append(sent_)
+            labels.append(label_)
+        if len(seqs) != 0:
+            yield seqs, labels
+    class BiLSTM_CRF(object):
+        def __init__(self, args, embeddings, tag2label, vocab):
+            self.batch_size = args.batch_size; self.epoch_num = args.epoch; self.hidden_dim = args.hidden_dim
+            self.embeddings = embeddings; self.CRF = args.CRF; self.update_embedding = args.update_embedding
+            self.dropout_keep_prob = args.dropout; self.optimizer = args.optimizer; self.lr = args.lr; self.clip_grad = args.clip
+            self.tag2label = tag2label; self.num_tags = len(tag2label); self.vocab = vocab; self.shuffle = args.shuffle
+        def build_graph(self):
+            self.add_placeholders()
+            self.lookup_layer_op()
+            self.biLSTM_layer_op()
+            self.softmax_pred_op()
+            self.loss_op()
+            self.trainstep_op()
+            self.init_op()
+        def add_placeholders(self):
+            self.word_ids = tf.placeholder(tf.int32, shape=[None, None], name="word_ids")
+            self.labels = tf.placeholder(tf.int32, shape=[None, None], name="labels")
+            self.sequence_lengths = tf.placeholder(tf.int32, shape=[None], name="sequence_lengths")
+            self.dropout_pl = tf.placeholder(dtype=tf.float32, shape=[], name="dropout")
+            self.lr_pl = tf.placeholder(dtype=tf.float32, shape=[], name="lr")
+        def lookup_layer_op(self):
+            with tf.variable_scope("words"):
+                _word_embeddings = tf.Variable(self.embeddings, dtype=tf.float32, trainable=self.update_embedding, name="_word_embeddings")
+                word_embeddings = tf.nn.embedding_lookup(params=_word_embeddings, ids=self.word_ids, name="word_embeddings")
+            self.word_embeddings = tf.nn.dropout(word_embeddings, self.dropout_pl)
+        def biLSTM_layer_op(self):
+            with tf.variable_scope("bi-lstm"):
+                cell_fw = LSTMCell(self.hidden_dim)
+                cell_bw = LSTMCell(self.hidden_dim)
+                (output_fw_seq, output_bw_seq), _ = tf.nn.bidirectional_dynamic_rnn(cell_fw=cell_fw, cell_bw=cell_bw, inputs=self.word_embeddings, sequence_length=self.sequence_lengths, dtype=tf.float32)
+                output = tf.concat([output_fw_seq, output_bw_seq], axis=-1)
+                output = tf.nn.dropout(output, self.dropout_pl)
+            with tf.variable_scope("proj"):
+                W = tf.get_variable(name="W", shape=[2 * self.hidden_dim, self.num_tags], initializer=tf.contrib.layers.xavier_initializer(), dtype=tf.float32)
+                b = tf.get_variable(name="b", shape=[self.num_tags], initializer=tf.zeros_initializer(), dtype=tf.float32)
+                s = tf.shape(output)
+                output = tf.reshape(output, [-1, 2*self.hidden_dim])
+                pred = tf.matmul(output, W) + b
+                self.logits = tf.reshape(pred, [-1, s[1], self.num_tags])
+        def loss_op(self):
+            if self.CRF:
+                log_likelihood, self.transition_params = crf_log_likelihood(inputs=self.logits, tag_indices=self.labels, sequence_lengths=self.sequence_lengths)
+                self.loss = -tf.reduce_mean(log_likelihood)
+            else:
+                losses = tf.nn.sparse_softmax_cross_entropy_with_logits(logits=self.logits, labels=self.labels)
+                mask = tf.sequence_mask(self.sequence_lengths)
+                losses = tf.boolean_mask(losses, mask)
+                self.loss = tf.reduce_mean(losses)
+            tf.summary.scalar("loss", self.loss)
+        def softmax_pred_op(self):
+            if not self.CRF:
+                self.labels_softmax_ = tf.argmax(self.logits, axis=-1)
+                self.labels_softmax_ = tf.cast(self.labels_softmax_, tf.int32)
+        def trainstep_op(self):
+            with tf.variable_scope("train_step"):
+                self.global_step = tf.Variable(0, name="global_step", trainable=False)
+                if self.optimizer == 'Adam':
+                    optim = tf.train.AdamOptimizer(learning_rate=self.lr_pl)
+                elif self.optimizer == 'Adadelta':
+                    optim = tf.train.AdadeltaOptimizer(learning_rate=self.lr_pl)
+                elif self.optimizer == 'Adagrad':
+                    optim = tf.train.AdagradOptimizer(learning_rate=self.lr_pl)
+                elif self.optimizer == 'RMSProp':
+                    optim = tf.train.RMSPropOptimizer(learning_rate=self.lr_pl)
+                elif self.optimizer == 'Momentum':
+                    optim = tf.train.MomentumOptimizer(learning_rate=self.lr_pl, momentum=0.9)
+                elif self.optimizer == 'SGD':
+                    optim = tf.train.GradientDescentOptimizer(learning_rate=self.lr_pl)
+                else:
+                    optim = tf.train.GradientDescentOptimizer(learning_rate=self.lr_pl)
+                grads_and_vars = optim.compute_gradients(self.loss)
+                grads_and_vars_clip = [[tf.clip_by_value(g, -self.clip_grad, self.clip_grad), v] for g, v in grads_and_vars]
+                self.train_op = optim.apply_gradients(grads_and_vars_clip, global_step=self.global_step)
+        def init_op(self):
+            self.init_op = tf.global_variables_initializer()
+        def add_summary(self, sess):
+            self.merged = tf.summary.merge_all()
+        def get_feed_dict(self, seqs, labels=None, lr=None, dropout=None):
+            word_ids, seq_len_list = pad_sequences(seqs, pad_mark=0)
+            feed_dict = {self.word_ids: word_ids, self.sequence_lengths: seq_len_list}
+            if labels is not None:
+                labels_, _ = pad_sequences(labels, pad_mark=0)
+                feed_dict[self.labels] = labels_
+            if lr is not None:
+                feed_dict[self.lr_pl] = lr
+            if dropout is not None:
+                feed_dict[self.dropout_pl] = dropout
+            return feed_dict, seq_len_list
+        def run_one_epoch(self, sess, train, dev, tag2label, epoch, saver):
+            num_batches = (len(train) + self.batch_size - 1) // self.batch_size
+            batches = batch_yield(train, self.batch_size, shuffle=self.shuffle)
+            for step, (seqs, labels) in enumerate(batches):
+                step_num = epoch * num_batches + step + 1
+                feed_dict, _ = self.get_feed_dict(seqs, labels, self.lr, self.dropout_keep_prob)
+                _, loss_train, summary, step_num_ = sess.run([self.train_op, self.loss, self.merged, self.global_step], feed_dict=feed_dict)
+                print('epoch {}, step {}, loss: {:.4}, global_step: {}'.format(epoch + 1, step + 1, loss_train, step_num))
+            label_list_dev, seq_len_list_dev = self.dev_one_epoch(sess, dev)
+            print([l[:n] for l, n in zip(label_list_dev, seq_len_list_dev)])
+        def dev_one_epoch(self, sess, dev):
+            label_list, seq_len_list = [], []
+            for seqs, labels in batch_yield(dev, self.batch_size, shuffle=False):
+                label_list_, seq_len_list_ = self.predict_one_batch(sess, seqs)
+                label_list.extend(label_list_)
+                seq_len_list.extend(seq_len_list_)
+            return label_list, seq_len_list
+        def predict_one_batch(self, sess, seqs):
+            feed_dict, seq_len_list = self.get_feed_dict(seqs, dropout=1.0)
+            if self.CRF:
+                logits, transition_params = sess.run([self.logits, self.transition_params], feed_dict=feed_dict)
+                label_list = []
+                for logit, seq_len in zip(logits, seq_len_list):
+                    viterbi_seq, _ = viterbi_decode(logit[:seq_len], transition_params)
+                    label_list.append(viterbi_seq)
+                return label_list, seq_len_list
+            else:
+                label_list = sess.run(self.labels_softmax_, feed_dict=feed_dict)
+                return [list(map(int, l)) for l in label_list], seq_len_list
+    class args:
+        batch_size = 3; epoch = 2; hidden_dim = 4; update_embedding = True; dropout = 0.5; lr = 0.01; clip = 5.0; shuffle = False
+    rng = np.random.RandomState(7)
+    tags = list(tag2label)
+    train = [(list(rng.randint(1, 15, size=n)), [tags[t] for t in rng.randint(0, 5, size=n)]) for n in [4, 6, 3, 5, 2, 6, 4]]
+    dev = train[:4]
+    for crf, opt in [(True, 'Adam'), (False, 'Momentum'), (True, 'Adadelta')]:
+        with tf.Graph().as_default():
+            tf.set_random_seed(3)
+            args.CRF = crf; args.optimizer = opt
+            embeddings = np.float32(np.random.RandomState(1).uniform(-0.25, 0.25, (15, 5)))
+            model = BiLSTM_CRF(args, embeddings, tag2label, None)
+            model.build_graph()
+            saver = tf.train.Saver(tf.global_variables())
+            print(opt, model.logits, model.loss, [v.name for v in tf.global_variables()][-4:])
+            with tf.Session() as sess:
+                sess.run(model.init_op)
+                model.add_summary(sess)
+                for epoch in range(model.epoch_num):
+                    model.run_one_epoch(sess, train, dev, tag2label, epoch, saver)
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["zh_ner"]
+
+
+def test_practical_seq2seq(capsys, tmp_path):
+    # suriyadeepan/practical_seq2seq seq2seq_wrapper.py (Seq2Seq: legacy_seq2seq.embedding_rnn_seq2seq over stacked DropoutWrapper(BasicLSTMCell), feed_previous decode graph sharing variables, sequence_loss) + data_utils.py (rand_batch_gen), sizes shrunk, random data
+    import sys, os
+    class Seq2Seq(object):
+        def __init__(self, xseq_len, yseq_len, xvocab_size, yvocab_size, emb_dim, num_layers, ckpt_path, lr=0.0001, epochs=100000, model_name='seq2seq_model'):
+            self.xseq_len = xseq_len
+            self.yseq_len = yseq_len
+            self.ckpt_path = ckpt_path
+            self.epochs = epochs
+            self.model_name = model_name
+            def __graph__():
+                tf.reset_default_graph()
+                tf.set_random_seed(12)
+                self.enc_ip = [tf.placeholder(shape=[None,], dtype=tf.int64, name='ei_{}'.format(t)) for t in range(xseq_len)]
+                self.labels = [tf.placeholder(shape=[None,], dtype=tf.int64, name='ei_{}'.format(t)) for t in range(yseq_len)]
+                self.dec_ip = [tf.zeros_like(self.enc_ip[0], dtype=tf.int64, name='GO')] + self.labels[:-1]
+                self.keep_prob = tf.placeholder(tf.float32)
+                basic_cell = tf.contrib.rnn.DropoutWrapper(tf.contrib.rnn.BasicLSTMCell(emb_dim, state_is_tuple=True), output_keep_prob=self.keep_prob)
+                stacked_lstm = tf.contrib.rnn.MultiRNNCell([basic_cell]*num_layers, state_is_tuple=True)
+                with tf.variable_scope('decoder') as scope:
+                    self.decode_outputs, self.decode_states = tf.contrib.legacy_seq2seq.embedding_rnn_seq2seq(self.enc_ip, self.dec_ip, stacked_lstm, xvocab_size, yvocab_size, emb_dim)
+                    scope.reuse_variables()
+                    self.decode_outputs_test, self.decode_states_test = tf.contrib.legacy_seq2seq.embedding_rnn_seq2seq(self.enc_ip, self.dec_ip, stacked_lstm, xvocab_size, yvocab_size, emb_dim, feed_previous=True)
+                loss_weights = [tf.ones_like(label, dtype=tf.float32) for label in self.labels]
+                self.loss = tf.contrib.legacy_seq2seq.sequence_loss(self.decode_outputs, self.labels, loss_weights, yvocab_size)
+                self.train_op = tf.train.AdamOptimizer(learning_rate=lr).minimize(self.loss)
+            print('<log> Building Graph ', end='')
+            __graph__()
+            print('</log>')
+        def get_feed(self, X, Y, keep_prob):
+            feed_dict = {self.enc_ip[t]: X[t] for t in range(self.xseq_len)}
+            feed_dict.update({self.labels[t]: Y[t] for t in range(self.yseq_len)})
+            feed_dict[self.keep_prob] = keep_prob
+            return feed_dict
+        def train_batch(self, sess, train_batch_gen):
+            batchX, batchY = train_batch_gen.__next__()
+            feed_dict = self.get_feed(batchX, batchY, keep_prob=0.5)
+            _, loss_v = sess.run([self.train_op, self.loss], feed_dict)
+            return loss_v
+        def eval_step(self, sess, eval_batch_gen):
+            batchX, batchY = eval_batch_gen.__next__()
+            feed_dict = self.get_feed(batchX, batchY, keep_prob=1.)
+            loss_v, dec_op_v = sess.run([self.loss, self.decode_outputs_test], feed_dict)
+            dec_op_v = np.array(dec_op_v).transpose([1,0,2])
+            return loss_v, dec_op_v, batchX, batchY
+        def eval_batches(self, sess, eval_batch_gen, num_batches):
+            losses = []
+            for i in range(num_batches):
+                loss_v, dec_op_v, batchX, batchY = self.eval_step(sess, eval_batch_gen)
+                losses.append(loss_v)
+            return np.mean(losses)
+        def train(self, train_set, valid_set, sess=None):
+            saver = tf.train.Saver()
+            if not sess:
+                sess = tf.Session()
+                sess.run(tf.global_variables_initializer())
+            print('\n<log> Training started </log>\n')
+            for i in range(self.epochs):
+                try:
+                    l = self.train_batch(sess, train_set)
+                    if i and i % 3 == 0:
+                        saver.save(sess, self.ckpt_path + self.model_name + '.ckpt', global_step=i)
+                        val_loss = self.eval_batches(sess, valid_set, 2)
+                        print('\nModel saved to disk at iteration #{}'.format(i))
+                        print('val   loss : {0:.6f}'.format(val_loss))
+                        sys.stdout.flush()
+                except KeyboardInterrupt:
+                    print('Interrupted by user at iteration {}'.format(i))
+                    self.session = sess
+                    return sess
+            return sess
+        def restore_last_session(self):
+            saver = tf.train.Saver()
+            sess = tf.Session()
+            ckpt = tf.train.get_checkpoint_state(self.ckpt_path)
+            if ckpt and ckpt.model_checkpoint_path:
+                saver.restore(sess, ckpt.model_checkpoint_path)
+            return sess
+        def predict(self, sess, X):
+            feed_dict = {self.enc_ip[t]: X[t] for t in range(self.xseq_len)}
+            feed_dict[self.keep_prob] = 1.
+            dec_op_v = sess.run(self.decode_outputs_test, feed_dict)
+            dec_op_v = np.array(dec_op_v).transpose([1,0,2])
+            return np.argmax(dec_op_v, axis=2)
+    def rand_batch_gen(x, y, batch_size):
+        while True:
+            sample_idx = np.random.choice(list(np.arange(len(x))), batch_size)
+            yield x[sample_idx].T, y[sample_idx].T
+    np.random.seed(1)
+    rng = np.random.RandomState(3)
+    trainX = rng.randint(1, 12, size=(20, 5)); trainY = rng.randint(1, 10, size=(20, 4))
+    ckpt = os.path.join(str(tmp_path), 'ckpt') + '/'
+    try:
+        model = Seq2Seq(xseq_len=5, yseq_len=4, xvocab_size=12, yvocab_size=10, ckpt_path=ckpt, emb_dim=6, num_layers=2, lr=0.01, epochs=7)
+    except TypeError as e:  # (the built cell's deepcopy for the feed_previous graph)
+        print()
+        print(type(e).__name__, 'pickle' in str(e))
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["practical_seq2seq"]
+
+
+
+# What TF 1.15 (tensorflow-cpu 1.15.0) printed running each program (measured).
+_TF115_PRINTED = {
+
+    "zh_ner": [
+        "Adam Tensor(\"proj/Reshape_1:0\", shape=(?, ?, 5), dtype=float32) Tensor(\"Neg:0\", shape=(), dtype=float32) ['train_step/proj/b/Adam:0', 'train_step/proj/b/Adam_1:0', 'train_step/transitions/Adam:0', 'train_step/transitions/Adam_1:0']",
+        "epoch 1, step 1, loss: 7.603, global_step: 1",
+        "epoch 1, step 2, loss: 7.273, global_step: 2",
+        "epoch 1, step 3, loss: 5.532, global_step: 3",
+        "[[0, 2, 2, 2], [0, 2, 2, 2, 2, 2], [0, 2, 2], [0, 2, 2, 2, 2]]",
+        "epoch 2, step 1, loss: 7.434, global_step: 4",
+        "epoch 2, step 2, loss: 7.234, global_step: 5",
+        "epoch 2, step 3, loss: 5.515, global_step: 6",
+        "[[4, 4, 4, 3], [4, 4, 4, 4, 4, 3], [4, 4, 3], [0, 2, 2, 2, 2]]",
+        "Momentum Tensor(\"proj/Reshape_1:0\", shape=(?, ?, 5), dtype=float32) Tensor(\"Mean:0\", shape=(), dtype=float32) ['train_step/bi-lstm/bidirectional_rnn/bw/lstm_cell/kernel/Momentum:0', 'train_step/bi-lstm/bidirectional_rnn/bw/lstm_cell/bias/Momentum:0', 'train_step/proj/W/Momentum:0', 'train_step/proj/b/Momentum:0']",
+        "epoch 1, step 1, loss: 1.588, global_step: 1",
+        "epoch 1, step 2, loss: 1.584, global_step: 2",
+        "epoch 1, step 3, loss: 1.575, global_step: 3",
+        "[[4, 4, 4, 4], [4, 4, 4, 4, 4, 4], [4, 3, 3], [0, 0, 0, 4, 4]]",
+        "epoch 2, step 1, loss: 1.59, global_step: 4",
+        "epoch 2, step 2, loss: 1.602, global_step: 5",
+        "epoch 2, step 3, loss: 1.616, global_step: 6",
+        "[[4, 4, 4, 4], [4, 4, 4, 4, 4, 4], [4, 3, 3], [0, 0, 0, 4, 4]]",
+        "Adadelta Tensor(\"proj/Reshape_1:0\", shape=(?, ?, 5), dtype=float32) Tensor(\"Neg:0\", shape=(), dtype=float32) ['train_step/proj/b/Adadelta:0', 'train_step/proj/b/Adadelta_1:0', 'train_step/transitions/Adadelta:0', 'train_step/transitions/Adadelta_1:0']",
+        "epoch 1, step 1, loss: 7.603, global_step: 1",
+        "epoch 1, step 2, loss: 7.259, global_step: 2",
+        "epoch 1, step 3, loss: 5.573, global_step: 3",
+        "[[0, 2, 2, 2], [0, 2, 2, 2, 2, 2], [0, 2, 2], [0, 2, 2, 2, 2]]",
+        "epoch 2, step 1, loss: 7.612, global_step: 4",
+        "epoch 2, step 2, loss: 7.316, global_step: 5",
+        "epoch 2, step 3, loss: 5.761, global_step: 6",
+        "[[0, 2, 2, 2], [0, 2, 2, 2, 2, 2], [0, 2, 2], [0, 2, 2, 2, 2]]",
+    ],
+
+    "practical_seq2seq": [
+        "<log> Building Graph ",
+        "TypeError True",
+    ],
+
+}
