@@ -503,6 +503,24 @@ def test_keras_updates(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["keras_updates"], 0)
 
 
+@pytest.mark.usefixtures("fresh_graph")
+def test_keras_step_op(capsys):
+    # what a tf.keras optimizer's minimize and get_updates return, printed (keras-rl prints its updates):
+    # OptimizerV2's iterations.assign_add(1).op, the AssignAddVariableOp itself
+    w = tf.Variable([1.0, 2.0], use_resource=True)
+    for opt in (tf.keras.optimizers.Adam(0.1), tf.keras.optimizers.SGD(0.1, momentum=0.9), tf.keras.optimizers.RMSprop(0.1)):
+        t = opt.minimize(lambda: tf.reduce_sum(w * w), var_list=[w])
+        print(t.name, t.type)
+    x = tf.keras.layers.Input((2,)); m = tf.keras.models.Model(x, tf.keras.layers.Dense(1)(x))
+    print(tf.keras.optimizers.SGD().get_updates(loss=tf.reduce_sum(m.output), params=m.trainable_weights))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for i in range(2):
+            s.run(t)
+            print(s.run(w).round(5).tolist())
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["keras_step_op"], 0)
+
+
 # What TF 1.15 (tensorflow-cpu 1.15.0, NumPy 1.18) printed running each program (measured).
 _TF115_PRINTED = {
     'awj_a3c': [
@@ -552,5 +570,13 @@ _TF115_PRINTED = {
         '0 4.0 [0.5, 0.5] [0.6000000238418579, 0.20000000298023224]',
         '1 0.16 [0.550000011920929, 0.3499999940395355] [0.6800000071525574, 0.36000001430511475]',
         '2 0.0064 [0.6150000095367432, 0.35499998927116394] [0.6639999747276306, 0.328000009059906]',
+    ],
+    'keras_step_op': [
+        'Adam/Adam/AssignAddVariableOp AssignAddVariableOp',
+        'SGD/SGD/AssignAddVariableOp AssignAddVariableOp',
+        'RMSprop/RMSprop/AssignAddVariableOp AssignAddVariableOp',
+        "[<tf.Operation 'SGD_1/SGD/AssignAddVariableOp' type=AssignAddVariableOp>]",
+        '[0.6837700009346008, 1.683769941329956]',
+        '[0.49886998534202576, 1.4738800525665283]',
     ],
 }

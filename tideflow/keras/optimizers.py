@@ -224,6 +224,8 @@ class Optimizer:
             updates = self.get_updates(None, [v for _, v in pairs])
         finally:
             self.__dict__["_given_grads"] = None
+        if len(updates) == 1:
+            return updates[0]  # as OptimizerV2: the step's op itself (the increment)
         return tf.group(*updates, name=name)
 
     def get_gradients(self, loss, params):

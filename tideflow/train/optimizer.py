@@ -268,6 +268,12 @@ class Optimizer:
                                                                read_value=False)
                     else:
                         apply_updates = state_ops.assign_add(global_step, 1, name=scope)
+                        if self._STEP_READ and getattr(global_step, "_resource", False):
+                            # as OptimizerV2's ``iterations.assign_add(1).op``: the step is
+                            # the increment itself (its read after it stays in the graph)
+                            apply_updates = next(
+                                (c for c in apply_updates.op.control_inputs
+                                 if c.type == "AssignAddVariableOp"), apply_updates)
         if isinstance(apply_updates, ops.Tensor):
             apply_updates = apply_updates.op
         train_op = ops.get_collection_ref(ops.GraphKeys.TRAIN_OP)
