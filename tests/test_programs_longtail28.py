@@ -1705,6 +1705,63 @@ ValueError: Error when checking input: expected dense_1_input to have shape (3,)
 """)
 
 
+def test_uninitialized_closed_session_confusion_matrix(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s49065312_original.py and s50274999_original.py (MNIST and skimage's resize -> seeded rows) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s49065312_original.py (a fresh Session per step, never initialized, then the
+    # closed one reused; MNIST + skimage resize -> seeded rows) and s50274999_original.py (confusion_matrix of one-hot
+    # [n, 2] arrays)
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 16])
+    W = tf.get_variable("weights", shape=[16, 10],
+                    initializer=tf.random_normal_initializer())
+    b = tf.get_variable("bias", shape=[10],
+                    initializer=tf.random_normal_initializer())
+    y = tf.nn.softmax(tf.matmul(x, W) + b)
+    y_ = tf.placeholder(tf.float32, [None, 10])
+    cross_entropy = tf.reduce_mean(-tf.reduce_sum(y_ * tf.log(y),
+    reduction_indices=[1]))
+    train_step = tf.train.GradientDescentOptimizer(0.2).minimize(cross_entropy)
+    batch_size=5
+    rng = np.random.RandomState(0)
+    for _ in range(1):
+        image = rng.rand(batch_size, 16)
+        batch_label = np.eye(10)[rng.randint(0, 10, batch_size)]
+        print(image.shape)
+        try:
+            with tf.Session() as sess:
+                sess.run(train_step, feed_dict={x: image, y_: batch_label})
+        except tf.errors.FailedPreconditionError as e:
+            print(type(e).__name__, e.message.splitlines()[0], e.op.name if e.op is not None else None, e.error_code)
+    correct_prediction = tf.equal(tf.argmax(y,1), tf.argmax(y_,1))
+    accuracy = tf.reduce_mean(tf.cast(correct_prediction, tf.float32))
+    try:
+        print(sess.run(accuracy, feed_dict={x: image, y_: batch_label}))
+    except RuntimeError as e:
+        print('RuntimeError:', e)
+    batched_val_labels = np.eye(2)[rng.randint(0, 2, 6)]
+    _p = np.eye(2)[rng.randint(0, 2, 6)]
+    try:
+        cm = tf.confusion_matrix(labels=batched_val_labels, predictions=_p)
+        print(cm)
+    except ValueError as e:
+        print('ValueError:', e)
+    cm = tf.confusion_matrix(labels=np.argmax(batched_val_labels, 1), predictions=np.argmax(_p, 1))
+    print(cm)
+    with tf.Session() as sess:
+        print(sess.run(cm))
+
+    _printed(capsys, """\
+(5, 16)
+FailedPreconditionError Attempting to use uninitialized value bias bias/read 9
+RuntimeError: Attempted to use a closed Session.
+ValueError: Shape (6, 2, 2) must have rank 2
+Tensor("confusion_matrix_1/SparseTensorDenseAdd:0", shape=(2, 2), dtype=int32)
+[[3 0]
+ [1 2]]
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)

@@ -478,10 +478,16 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         values = ones_like(predictions, dtype=dtype) if weights is None else weights
         # as TF 1.15: the pairs as a sparse tensor added onto a zero matrix (its ops; the
         # shape stacks num_classes as given)
-        dense_shape = cast_ops.cast(shape, dtypes.int64)
+        # (the SparseTensor checks its parts' ranks: labels and predictions of rank 2 stack
+        # to rank-3 indices, TF's "Shape (n, 2, 2) must have rank 2")
+        from tideflow.framework.sparse_tensor import SparseTensor
+
+        cm_sparse = SparseTensor(indices=indices, values=values,
+                                 dense_shape=cast_ops.cast(shape, dtypes.int64))
         zero_matrix = zeros(cast_ops.cast(shape, dtypes.int32), dtype)
-        return ops.apply_op("SparseTensorDenseAdd", [indices, values, dense_shape, zero_matrix],
-                            name="SparseTensorDenseAdd")._outputs[0]
+        return ops.apply_op("SparseTensorDenseAdd",
+                            [cm_sparse.indices, cm_sparse.values, cm_sparse.dense_shape,
+                             zero_matrix], name="SparseTensorDenseAdd")._outputs[0]
 
 
 @add_dispatch_support  # RaggedTensor params or indices: ragged batch_gather
