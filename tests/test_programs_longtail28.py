@@ -1762,6 +1762,95 @@ Tensor("confusion_matrix_1/SparseTensorDenseAdd:0", shape=(2, 2), dtype=int32)
 """)
 
 
+def test_vector_matmul_int_lstm_two_input_keras(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s50130413_original.py, s50352777_original.py and s49442963_original.py (keras -> tf.keras) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s50130413_original.py (matmul of a vector), s50352777_original.py (an LSTM fed
+    # int32 word ids; 128 units -> 4) and s49442963_original.py (a two-input Keras model given a 1-D aux array; sizes
+    # 54/162 -> 5/7; keras -> tf.keras)
+    w1 = tf.Variable(tf.random_normal([2,3],stddev=1,seed=1))
+    w2 = tf.Variable(tf.random_normal([3,3],stddev=1,seed=1))
+    x = tf.constant([0.7,0.9])
+    try:
+        a = tf.matmul(x, w1)
+    except ValueError as e:
+        print('ValueError:', e)
+    a = tf.matmul([[0.7,0.9]], w1)
+    y = tf.matmul(a, w2)
+    sess = tf.Session()
+    sess.run(w1.initializer)
+    sess.run(w2.initializer)
+    print(sess.run(y))
+    sess.close()
+    lstm_size = 4
+    batch_size = 5
+    graph = tf.Graph()
+    with graph.as_default():
+        inputs_ = tf.placeholder(tf.int32, [None, None], name='inputs')
+        labels_ = tf.placeholder(tf.int32, [None, None], name='labels')
+        keep_prob = tf.placeholder(tf.float32, name='keep_prob')
+    with graph.as_default():
+        lstm = tf.contrib.rnn.BasicLSTMCell(lstm_size)
+        drop = tf.contrib.rnn.DropoutWrapper(lstm, output_keep_prob=keep_prob)
+        cell = tf.contrib.rnn.MultiRNNCell([drop] * 1)
+        initial_state = cell.zero_state(batch_size, tf.float32)
+        print(initial_state)
+    with graph.as_default():
+        try:
+            outputs, final_state = tf.nn.dynamic_rnn(cell, inputs_, initial_state=initial_state)
+            print(outputs)
+        except (ValueError, TypeError) as e:
+            print(type(e).__name__, str(e).splitlines()[0])
+        emb = tf.nn.embedding_lookup(tf.Variable(tf.random_uniform((10, 3), -1, 1)), inputs_)
+        outputs, final_state = tf.nn.dynamic_rnn(cell, emb, initial_state=initial_state)
+        predictions = tf.contrib.layers.fully_connected(outputs[:, -1], 1, activation_fn=tf.sigmoid)
+        try:
+            cost = tf.losses.mean_squared_error(labels_, predictions)
+            print(cost)
+        except (ValueError, TypeError) as e:
+            print(type(e).__name__, str(e).splitlines()[0])
+    from tensorflow.keras.layers import Input, Dense, concatenate
+    from tensorflow.keras.models import Model
+    from tensorflow.keras.initializers import he_normal
+    from tensorflow.keras.optimizers import RMSprop
+    tf.reset_default_graph()
+    FEATURE_VECTOR_SIZE, AUX_FEATURE_VECTOR_SIZE, NUM_ACTIONS = 5, 7, 3
+    init_weights = he_normal()
+    main_input = Input(shape=(FEATURE_VECTOR_SIZE,))
+    aux_input = Input(shape=(AUX_FEATURE_VECTOR_SIZE,))
+    merged_input = concatenate([main_input, aux_input])
+    shared1 = Dense(6, activation='relu', kernel_initializer=init_weights)(merged_input)
+    shared2 = Dense(4, activation='relu', kernel_initializer=init_weights)(shared1)
+    main_output = Dense(NUM_ACTIONS, activation='linear', kernel_initializer=init_weights, name='main_output')(shared2)
+    aux_output = Dense(1, activation='linear', kernel_initializer=init_weights, name='aux_output')(shared2)
+    rms = RMSprop(lr=0.01)
+    model = Model(inputs=[main_input, aux_input], outputs=[main_output, aux_output])
+    model.compile(optimizer=rms, loss='mse')
+    print(model.input_names, model.output_names, merged_input)
+    aux_dummy = np.zeros(shape=(AUX_FEATURE_VECTOR_SIZE,))
+    print(aux_dummy.shape)
+    print(aux_dummy)
+    try:
+        q_vals, _ = model.predict([np.eye(FEATURE_VECTOR_SIZE)[[2]], aux_dummy], batch_size=1)
+    except ValueError as e:
+        print('ValueError:', e)
+    q_vals, _ = model.predict([np.eye(FEATURE_VECTOR_SIZE)[[2]], aux_dummy[None]], batch_size=1)
+    print(q_vals.shape, _.shape)
+
+    _printed(capsys, """\
+ValueError: Shape must be rank 2 but is rank 1 for 'MatMul' (op: 'MatMul') with input shapes: [2], [2,3].
+[[-0.16974813 -5.221621    0.06878403]]
+(LSTMStateTuple(c=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState/BasicLSTMCellZeroState/zeros:0' shape=(5, 4) dtype=float32>, h=<tf.Tensor 'MultiRNNCellZeroState/DropoutWrapperZeroState/BasicLSTMCellZeroState/zeros_1:0' shape=(5, 4) dtype=float32>),)
+ValueError Shape (?, ?) must have rank at least 3
+Tensor("mean_squared_error/value:0", shape=(), dtype=float32)
+['input_1', 'input_2'] ['main_output', 'aux_output'] Tensor("concatenate/concat:0", shape=(?, 12), dtype=float32)
+(7,)
+[0. 0. 0. 0. 0. 0. 0.]
+ValueError: Error when checking input: expected input_2 to have shape (7,) but got array with shape (1,)
+(1, 3) (1, 1)
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
