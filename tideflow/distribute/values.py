@@ -155,8 +155,25 @@ class MirroredVariable(variables_lib.Variable):
 
     def value(self):
         # the current copy's value: a resource variable's fresh read (an op's
-        # "MatMul/ReadVariableOp" when a MatMul converts it, as TF's)
+        # "MatMul/ReadVariableOp" when a MatMul converts it, as TF's); in cross-replica
+        # context TF 1.15 first builds (and drops) an Identity of the copy
+        self._cross_replica_read()
         return self._current().value()
+
+    def read_value(self):
+        # TF 1.15's extended.read_var: an Identity of get() in cross-replica context
+        read = self._cross_replica_read()
+        if read is None:
+            return self._current().read_value()
+        from tideflow.ops import array_ops
+
+        return array_ops.identity(read)
+
+    def __getitem__(self, slice_spec):
+        read = self._cross_replica_read()
+        if read is None:
+            return variables_lib.Variable.__getitem__(self, slice_spec)
+        return read[slice_spec]
 
     @property
     def _shared_name(self):
@@ -239,6 +256,27 @@ class MirroredVariable(variables_lib.Variable):
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         return self._update("assign_sub", delta, read_value, use_locking=use_locking, name=name)
 
+    def _cross_replica_read(self):
+        # as TF 1.15's get(): read in a strategy's cross-replica context (its scope, outside
+        # replica functions and updates) the variable is an Identity of its copy, so such a
+        # read adds two ops ("MatMul/Identity/ReadVariableOp", "MatMul/Identity") and moves
+        # the op seeds of random initializers made after it, as in TF; None elsewhere
+        from tideflow.distribute import replica
+
+        top = replica._top()
+        if top is None or top.kind != "cross":
+            return None
+        from tideflow.ops import array_ops
+
+        return array_ops.identity(self._primary)
+
+    @staticmethod
+    def _TensorConversionFunction(v, dtype=None, name=None, as_ref=False):
+        read = None if as_ref else v._cross_replica_read()
+        if read is None:
+            return variables_lib.Variable._TensorConversionFunction(v, dtype, name, as_ref)
+        return ops.convert_to_tensor(read, dtype=dtype, name=name)
+
     def load(self, value, session=None):
         for v in self._components:
             v.load(value, session=session)
@@ -254,8 +292,29 @@ class MirroredVariable(variables_lib.Variable):
         return f"MirroredVariable:{{\n{inner}\n}}"
 
 
+# ahead of Variable's own (priority 100), which would otherwise match first
 ops.register_tensor_conversion_function(MirroredVariable,
-                                       MirroredVariable._TensorConversionFunction)
+                                       MirroredVariable._TensorConversionFunction, priority=99)
+
+
+def _mirrored_variable_operator(operator):
+    # TF's DistributedDelegate: the operator applies to get() (an Identity in cross-replica
+    # context), else to the current copy's value as a Variable's operators do
+    plain = getattr(variables_lib.Variable, operator)
+
+    def run(self, *args):
+        read = self._cross_replica_read()
+        if read is None:
+            return plain(self, *args)
+        return getattr(ops.Tensor, operator)(read, *args)
+
+    run.__name__ = operator
+    return run
+
+
+for _name in variables_lib._OVERLOADABLE:
+    if _name != "__getitem__":
+        setattr(MirroredVariable, _name, _mirrored_variable_operator(_name))
 
 
 def select_replica(index, structure):
