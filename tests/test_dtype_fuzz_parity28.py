@@ -381,3 +381,16 @@ def test_bfloat16_from_numpy_types_its_type_cannot_cast():
                     fn()
     # Python values take any route
     assert tf.constant([True, 3], dtype=tf.bfloat16).dtype == tf.bfloat16
+
+
+def test_python_complex_floordiv_and_mod_of_a_tensor_raise_as_python_37():
+    # TF 1.15 runs on Python 3.7, whose complex // and % raise TypeError before a reflected
+    # operator is tried (measured: every dtype, float and complex tensors too)
+    for dt in (tf.int32, tf.float32, tf.complex64):
+        x = tf.placeholder(dt, [None])
+        with pytest.raises(TypeError, match=r"^can't take floor of complex number.$"):
+            _ = 1j // x
+        with pytest.raises(TypeError, match=r"^can't mod complex numbers.$"):
+            _ = 1j % x
+    x = tf.placeholder(tf.complex64, [None])
+    assert (1j + x).dtype == tf.complex64 and (1j / x).dtype == tf.complex64

@@ -5,6 +5,8 @@ Unary functions live in ``unary_ops.py``, reductions in ``reduction_ops.py``, ma
 linear algebra in ``linalg_ops.py``; this module re-exports their public functions.
 """
 
+import builtins
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
@@ -1132,6 +1134,10 @@ def conj(x, name=None):
 # ------------------------------------------------------------------------------------------
 
 
+_COMPLEX_REFUSES = {"floordiv": "can't take floor of complex number.",
+                    "mod": "can't mod complex numbers."}
+
+
 def _binary_operator(fn, name):
     def op(x, y):
         if hasattr(type(y), f"__r{name}__") and hasattr(type(y), "_tf_fetch_components"):
@@ -1153,6 +1159,9 @@ def _binary_operator(fn, name):
     def rop(y, x):
         if hasattr(type(x), f"__{name}__") and hasattr(type(x), "_tf_fetch_components"):
             return NotImplemented
+        if type(x) is builtins.complex and name in _COMPLEX_REFUSES:
+            # TF 1.15's Python (3.7): complex's // and % raise before the reflected operator
+            raise TypeError(_COMPLEX_REFUSES[name])
         with ops.name_scope(None, name, [x, y]) as scope:
             x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
             return fn(x, y, name=scope)
