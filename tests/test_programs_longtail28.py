@@ -1851,6 +1851,92 @@ ValueError: Error when checking input: expected input_2 to have shape (7,) but g
 """)
 
 
+def test_evolution_strategy_and_gather_nd_grad(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s46892015_original.py (plots -> prints) and s48801893_original.py (scalar gather_nd's gradient: TF 1.15's ScatterNd ValueError) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s46892015_original.py (evolution strategy with contrib's Normal; plots -> prints,
+    # 50 generations -> 5) and s48801893_original.py (zeros_initializer passed as the class, gather_nd of a variable)
+    from tensorflow.contrib.distributions import Normal
+    tf.set_random_seed(1)
+    DNA_SIZE = 1
+    POP_SIZE = 10
+    LR = 0.1
+    N_GENERATION = 5
+    def F(x):
+        return x**2
+    def get_fitness(value):
+        return -value
+    mean = tf.Variable(tf.constant(13.), dtype=tf.float32)
+    sigma = tf.Variable(tf.constant(5.), dtype=tf.float32)
+    N_dist = Normal(loc=mean, scale=sigma)
+    make_kids = N_dist.sample([POP_SIZE])
+    print(N_dist, make_kids)
+    tfkids = tf.placeholder(tf.float32, [POP_SIZE, DNA_SIZE])
+    tfkids_fit = tf.placeholder(tf.float32, [POP_SIZE])
+    loss = -tf.reduce_mean(N_dist.log_prob(tfkids) * tfkids_fit)
+    print(N_dist.log_prob(tfkids), loss)
+    train_op = tf.train.GradientDescentOptimizer(LR).minimize(loss)
+    sess = tf.Session()
+    init = tf.global_variables_initializer()
+    sess.run(init)
+    for g in range(N_GENERATION):
+        kids = sess.run(make_kids)
+        kids_fit = get_fitness(F(kids))
+        try:
+            sess.run(train_op, feed_dict={tfkids: kids, tfkids_fit: kids_fit})
+        except ValueError as e:
+            print('ValueError:', e)
+            sess.run(train_op, feed_dict={tfkids: kids[:, None], tfkids_fit: kids_fit})
+        print(g, kids.shape, sess.run([mean, sigma]))
+    sess.close()
+    tf.reset_default_graph()
+    DEPTH = 3
+    initia = tf.zeros_initializer
+    I = tf.placeholder(tf.float32, shape=[None,1], name='I')
+    W = tf.get_variable('W', shape=[1,DEPTH], initializer=initia, dtype=tf.float32)
+    b = tf.get_variable('b', shape=[DEPTH], initializer=initia, dtype=tf.float32)
+    O = tf.nn.relu(tf.matmul(I, W) + b, name='O')
+    O_0 = tf.gather_nd(O, [0,0])
+    W_1 = tf.gather_nd(W, [0,1])
+    distance = tf.square( O_0 - W_1 )
+    print(O_0, W_1, distance)
+    opt = tf.train.GradientDescentOptimizer(1e-1)
+    try:
+        print(opt.compute_gradients(distance))
+    except ValueError as e:
+        print('ValueError:', e)
+    O_0 = tf.gather_nd(O, [[0,0]])
+    W_1 = tf.gather_nd(W, [[0,1]])
+    distance = tf.reduce_sum(tf.square( O_0 - W_1 ))
+    print(opt.compute_gradients(distance)[0][0])
+    train_op = opt.minimize(distance)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(3):
+            print(sess.run([train_op, distance, W, b], {I: [[1.0]]})[1:])
+
+    _printed(capsys, """\
+tfp.distributions.Normal("Normal/", batch_shape=(), event_shape=(), dtype=float32) Tensor("Normal/sample/Reshape:0", shape=(10,), dtype=float32)
+Tensor("Normal/log_prob_1/sub:0", shape=(10, 1), dtype=float32) Tensor("Neg:0", shape=(), dtype=float32)
+ValueError: Cannot feed value of shape (10,) for Tensor 'Placeholder:0', which has shape '(10, 1)'
+0 (10,) [11.988487, 6.6969557]
+ValueError: Cannot feed value of shape (10,) for Tensor 'Placeholder:0', which has shape '(10, 1)'
+1 (10,) [11.261312, 7.448024]
+ValueError: Cannot feed value of shape (10,) for Tensor 'Placeholder:0', which has shape '(10, 1)'
+2 (10,) [9.294285, 7.5595784]
+ValueError: Cannot feed value of shape (10,) for Tensor 'Placeholder:0', which has shape '(10, 1)'
+3 (10,) [9.952735, 5.9715333]
+ValueError: Cannot feed value of shape (10,) for Tensor 'Placeholder:0', which has shape '(10, 1)'
+4 (10,) [10.091981, 6.4867587]
+Tensor("GatherNd:0", shape=(), dtype=float32) Tensor("GatherNd_1:0", shape=(), dtype=float32) Tensor("Square:0", shape=(), dtype=float32)
+ValueError: Shape must be at least rank 1 but is rank 0 for 'gradients/GatherNd_grad/ScatterNd' (op: 'ScatterNd') with input shapes: [2], [], [2].
+Tensor("gradients_1/AddN:0", shape=(1, 3), dtype=float32)
+[0.0, array([[0., 0., 0.]], dtype=float32), array([0., 0., 0.], dtype=float32)]
+[0.0, array([[0., 0., 0.]], dtype=float32), array([0., 0., 0.], dtype=float32)]
+[0.0, array([[0., 0., 0.]], dtype=float32), array([0., 0., 0.], dtype=float32)]
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
