@@ -137,6 +137,19 @@ def test_max_pool_gradient_of_overlapping_windows_bits_as_tf(ksize, stride, padd
     assert zlib.crc32(v.tobytes()) == crc
 
 
+def test_float64_exp_into_a_strided_dying_input_keeps_its_result():
+    # (found by the fuzz run below, seed 1: the gradient of a log_softmax along axis 0 reads
+    # Exp of the LogSoftmax, a transposed view whose buffer Exp reuses; the result written
+    # into a reshaped copy was lost and Exp gave its input back)
+    from tideflow.ops import eigen_float64
+
+    a = (np.arange(12.0).reshape(3, 4) / 4.0 - 1.0).T
+    want = eigen_float64.exp(a.copy())
+    assert not a.flags.c_contiguous
+    got = eigen_float64.exp(a, out=a)
+    assert got is a and np.array_equal(a, want)
+
+
 # ---- the fuzz run: random float64 programs, gradients against finite differences -------------
 
 def _program(seed):

@@ -54,7 +54,10 @@ def exp(x, out=None):
     flat = np.asarray(x, dtype=np.float64).reshape(-1)
     tail = flat.size % _PACKET
     rest = flat[flat.size - tail:].tolist()  # (read before ``out``, which may be x, is written)
-    y = np.empty(flat.size) if out is None else out.reshape(-1)
+    # (into ``out`` only where it is contiguous: reshaping a strided one, a transpose's
+    # output, copies it, and the result written there would be lost)
+    direct = out is not None and out.flags.c_contiguous
+    y = out.reshape(-1) if direct else np.empty(flat.size)
     for start in range(0, flat.size, _BLOCK):
         y[start:start + _BLOCK] = _packet_exp(flat[start:start + _BLOCK])
     for i, v in enumerate(rest, flat.size - tail):
@@ -64,4 +67,8 @@ def exp(x, out=None):
             y[i] = math.inf
     if y.size and not y.min() >= _TINY:  # (a result below DBL_MIN, or a NaN)
         y[y < _TINY] = 0.0
-    return y.reshape(np.shape(x)) if out is None else out
+    if out is None:
+        return y.reshape(np.shape(x))
+    if not direct:
+        out[...] = y.reshape(out.shape)
+    return out
