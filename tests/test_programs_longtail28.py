@@ -1937,6 +1937,75 @@ Tensor("gradients_1/AddN:0", shape=(1, 3), dtype=float32)
 """)
 
 
+def test_queue_shapes_birnn_list_tuple_matmul_nce(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s47297536_original.py, s50088092_original.py, s46273364_original.py and s46687091_original.py (sizes shrunk) (reduced)
+    import numpy as np
+    import math
+    # tensfa/tensfa SFData/StackOverflow s47297536_original.py (FIFOQueue shapes given as one shape's dims),
+    # s50088092_original.py (bidirectional_dynamic_rnn over an unstacked list; 250 units -> 3),
+    # s46273364_original.py (matmul of a tuple plus a bias) and s46687091_original.py (nce_loss with weights sized by the
+    # batch; sizes shrunk, GloVe -> seeded)
+    a  = np.zeros((4, 4, 3))
+    dtypes=[tf.float32]
+    print(len(dtypes))
+    shapes=[4, 4, 3]
+    print(len(shapes))
+    try:
+        q = tf.FIFOQueue(capacity=200,dtypes=dtypes,shapes=shapes)
+    except ValueError as e:
+        print('ValueError:', e)
+    q = tf.FIFOQueue(capacity=200,dtypes=dtypes,shapes=[shapes])
+    print(q.shapes, q.dtypes, q.names, q.name)
+    dataet=[[[3, 5], [7, 2], [7, 6]],
+            [[2, 5], [1, 3], [4, 3]],
+            [[8, 1], [1, 8], [9, 3]],
+            [[1, 5], [6, 7], [4, 9]]]
+    from tensorflow.contrib import rnn
+    input_x=tf.placeholder(dtype=tf.int32,shape=[4,3,2])
+    input_x=tf.cast(input_x,tf.float32)
+    data=tf.unstack(input_x,3,axis=1)
+    print(data)
+    with tf.variable_scope('encoder') as scope:
+        cell=rnn.LSTMCell(num_units=3)
+        try:
+            model=tf.nn.bidirectional_dynamic_rnn(cell,cell,inputs=data,dtype=tf.float32)
+            print(model)
+        except (ValueError, TypeError) as e:
+            print(type(e).__name__, str(e).splitlines()[0])
+    x1 = tf.placeholder(tf.float32, shape=[])
+    Wo1 = tf.Variable(tf.truncated_normal([20,1], stddev=0.1))
+    bo1 = tf.Variable(tf.constant(0.1, shape=[1]))
+    try:
+        y1 = tf.nn.tanh(tf.matmul((x1,Wo1)+ bo1),name="op_to_restore2_")
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+    batch_size, embedding_size, vocabulary_size, num_sampled = 4, 3, 10, 2
+    input_data = tf.placeholder(tf.int32, shape=[batch_size, embedding_size])
+    labels = tf.placeholder(tf.int32, shape=[batch_size, 1])
+    dropout_keep_prob = tf.placeholder_with_default(1.0, shape=())
+    nce_weights = tf.Variable(tf.truncated_normal([vocabulary_size, batch_size], stddev=1.0 / math.sqrt(embedding_size)))
+    nce_biases = tf.Variable(tf.zeros([vocabulary_size]))
+    glove_embeddings_arr = np.random.RandomState(0).rand(vocabulary_size, 5).astype(np.float32)
+    embed = tf.nn.embedding_lookup(tf.convert_to_tensor(glove_embeddings_arr), input_data)
+    print(embed, dropout_keep_prob)
+    try:
+        loss = tf.reduce_mean(tf.nn.nce_loss(weights=nce_weights, biases=nce_biases, labels=labels, inputs=tf.reduce_sum(embed, 1), num_sampled=num_sampled, num_classes=vocabulary_size))
+        print(loss)
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+
+    _printed(capsys, """\
+1
+3
+[TensorShape([Dimension(4), Dimension(4), Dimension(3)])] [tf.float32] None fifo_queue_1
+[<tf.Tensor 'unstack:0' shape=(4, 2) dtype=float32>, <tf.Tensor 'unstack:1' shape=(4, 2) dtype=float32>, <tf.Tensor 'unstack:2' shape=(4, 2) dtype=float32>]
+ValueError Shape (2, 4) must have rank at least 3
+ValueError Shapes must be equal rank, but are 0 and 2
+Tensor("embedding_lookup/Identity:0", shape=(4, 3, 5), dtype=float32) Tensor("PlaceholderWithDefault:0", shape=(), dtype=float32)
+ValueError Dimensions must be equal, but are 5 and 4 for 'nce_loss/MatMul' (op: 'MatMul') with input shapes: [4,5], [2,4].
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
