@@ -19,6 +19,17 @@ def fresh_graph():
         yield
 
 
+@pytest.fixture
+def new_default_graph():
+    # (for a program that finalizes the default graph and sets Keras's manual variable
+    # initialization: the next test gets a new graph and Keras's default)
+    try:
+        yield
+    finally:
+        tf.keras.backend.manual_variable_initialization(False)
+        tf.keras.backend.clear_session()
+
+
 
 @pytest.mark.usefixtures("fresh_graph")
 def test_dopamine_iqn(capsys):
@@ -220,6 +231,204 @@ def test_dopamine_iqn(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["dopamine_iqn"], 0)
 
 
+@pytest.mark.usefixtures("new_default_graph")
+def test_jaromiru_a3c(capsys):
+    # jaromiru/AI-blog CartPole-A3C.py (a Keras model's _make_predict_function, a finalized graph, RMSProp on a tf
+    # loss, Environment threads: tf.keras's session is per thread, so a thread's predict fails as in TF 1.15,
+    # and the episodes run again in the main thread); keras as tf.keras, gym as FakeEnv, no timing
+    # jaromiru/AI-blog CartPole-A3C.py (Brain on a Keras model with _make_predict_function, a finalized graph,
+    # RMSProp on a tf loss, Environment threads); keras as tf.keras; gym replaced by the NumPy FakeEnv; the
+    # threads run one at a time for a fixed number of episodes (no timing), the optimizer called between them
+    import time, random, threading
+    Model, Input, Dense = tf.keras.models.Model, tf.keras.layers.Input, tf.keras.layers.Dense
+    K = tf.keras.backend
+    THREADS = 2
+    THREAD_DELAY = 0.0
+    GAMMA = 0.99
+    N_STEP_RETURN = 3
+    GAMMA_N = GAMMA ** N_STEP_RETURN
+    EPS_START = 0.4
+    EPS_STOP  = .15
+    EPS_STEPS = 75
+    MIN_BATCH = 8
+    LEARNING_RATE = 5e-3
+    LOSS_V = .5
+    LOSS_ENTROPY = .01
+    random.seed(0); np.random.seed(0); tf.set_random_seed(0)
+    class Brain:
+    	train_queue = [ [], [], [], [], [] ]	# s, a, r, s', s' terminal mask
+    	lock_queue = threading.Lock()
+    	def __init__(self):
+    		self.session = tf.Session()
+    		K.set_session(self.session)
+    		K.manual_variable_initialization(True)
+    		self.model = self._build_model()
+    		self.graph = self._build_graph(self.model)
+    		self.session.run(tf.global_variables_initializer())
+    		self.default_graph = tf.get_default_graph()
+    		self.default_graph.finalize()	# avoid modifications
+    	def _build_model(self):
+    		l_input = Input( batch_shape=(None, NUM_STATE) )
+    		l_dense = Dense(16, activation='relu')(l_input)
+    		out_actions = Dense(NUM_ACTIONS, activation='softmax')(l_dense)
+    		out_value   = Dense(1, activation='linear')(l_dense)
+    		model = Model(inputs=[l_input], outputs=[out_actions, out_value])
+    		model._make_predict_function()	# have to initialize before threading
+    		return model
+    	def _build_graph(self, model):
+    		s_t = tf.placeholder(tf.float32, shape=(None, NUM_STATE))
+    		a_t = tf.placeholder(tf.float32, shape=(None, NUM_ACTIONS))
+    		r_t = tf.placeholder(tf.float32, shape=(None, 1)) # not immediate, but discounted n step reward
+    		p, v = model(s_t)
+    		log_prob = tf.log( tf.reduce_sum(p * a_t, axis=1, keep_dims=True) + 1e-10)
+    		advantage = r_t - v
+    		loss_policy = - log_prob * tf.stop_gradient(advantage)
+    		loss_value  = LOSS_V * tf.square(advantage)
+    		entropy = LOSS_ENTROPY * tf.reduce_sum(p * tf.log(p + 1e-10), axis=1, keep_dims=True)
+    		loss_total = tf.reduce_mean(loss_policy + loss_value + entropy)
+    		optimizer = tf.train.RMSPropOptimizer(LEARNING_RATE, decay=.99)
+    		minimize = optimizer.minimize(loss_total)
+    		print(p, v, loss_total, minimize.name, [w.name for w in model.weights])
+    		self.loss_total = loss_total
+    		return s_t, a_t, r_t, minimize
+    	def optimize(self):
+    		if len(self.train_queue[0]) < MIN_BATCH:
+    			time.sleep(0)	# yield
+    			return
+    		with self.lock_queue:
+    			s, a, r, s_, s_mask = self.train_queue
+    			self.train_queue = [ [], [], [], [], [] ]
+    		s = np.vstack(s)
+    		a = np.vstack(a)
+    		r = np.vstack(r)
+    		s_ = np.vstack(s_)
+    		s_mask = np.vstack(s_mask)
+    		if len(s) > 5*MIN_BATCH: print("Optimizer alert! Minimizing batch of %d" % len(s))
+    		v = self.predict_v(s_)
+    		r = r + GAMMA_N * v * s_mask	# set v to 0 where s_ is terminal state
+    		s_t, a_t, r_t, minimize = self.graph
+    		_, l = self.session.run([minimize, self.loss_total], feed_dict={s_t: s, a_t: a, r_t: r})
+    		print('optimize', len(s), '%.5f' % l)
+    	def train_push(self, s, a, r, s_):
+    		with self.lock_queue:
+    			self.train_queue[0].append(s)
+    			self.train_queue[1].append(a)
+    			self.train_queue[2].append(r)
+    			if s_ is None:
+    				self.train_queue[3].append(NONE_STATE)
+    				self.train_queue[4].append(0.)
+    			else:
+    				self.train_queue[3].append(s_)
+    				self.train_queue[4].append(1.)
+    	def predict(self, s):
+    		with self.default_graph.as_default():
+    			p, v = self.model.predict(s)
+    			return p, v
+    	def predict_p(self, s):
+    		with self.default_graph.as_default():
+    			p, v = self.model.predict(s)
+    			return p
+    	def predict_v(self, s):
+    		with self.default_graph.as_default():
+    			p, v = self.model.predict(s)
+    			return v
+    global frames  # (a no-op at module level; in the test function, frames stays a global)
+    frames = 0
+    class Agent:
+    	def __init__(self, eps_start, eps_end, eps_steps):
+    		self.eps_start = eps_start
+    		self.eps_end   = eps_end
+    		self.eps_steps = eps_steps
+    		self.memory = []	# used for n_step return
+    		self.R = 0.
+    	def getEpsilon(self):
+    		if(frames >= self.eps_steps):
+    			return self.eps_end
+    		else:
+    			return self.eps_start + frames * (self.eps_end - self.eps_start) / self.eps_steps	# linearly interpolate
+    	def act(self, s):
+    		eps = self.getEpsilon()
+    		global frames; frames = frames + 1
+    		if random.random() < eps:
+    			return random.randint(0, NUM_ACTIONS-1)
+    		else:
+    			s = np.array([s])
+    			p = brain.predict_p(s)[0]
+    			a = np.random.choice(NUM_ACTIONS, p=p / p.sum())  # (renormalized: NumPy 2 checks float32 sums more tightly)
+    			return a
+    	def train(self, s, a, r, s_):
+    		def get_sample(memory, n):
+    			s, a, _, _  = memory[0]
+    			_, _, _, s_ = memory[n-1]
+    			return s, a, self.R, s_
+    		a_cats = np.zeros(NUM_ACTIONS)	# turn action into one-hot representation
+    		a_cats[a] = 1
+    		self.memory.append( (s, a_cats, r, s_) )
+    		self.R = ( self.R + r * GAMMA_N ) / GAMMA
+    		if s_ is None:
+    			while len(self.memory) > 0:
+    				n = len(self.memory)
+    				s, a, r, s_ = get_sample(self.memory, n)
+    				brain.train_push(s, a, r, s_)
+    				self.R = ( self.R - self.memory[0][2] ) / GAMMA
+    				self.memory.pop(0)
+    			self.R = 0
+    		if len(self.memory) >= N_STEP_RETURN:
+    			s, a, r, s_ = get_sample(self.memory, N_STEP_RETURN)
+    			brain.train_push(s, a, r, s_)
+    			self.R = self.R - self.memory[0][2]
+    			self.memory.pop(0)
+    class Environment(threading.Thread):
+    	stop_signal = False
+    	def __init__(self, render=False, eps_start=EPS_START, eps_end=EPS_STOP, eps_steps=EPS_STEPS, episodes=2):
+    		threading.Thread.__init__(self)
+    		self.render = render
+    		self.env = FakeEnv(obs_dim=4, act_dim=2, discrete=True, ep_len=7)
+    		self.agent = Agent(eps_start, eps_end, eps_steps)
+    		self.episodes = episodes
+    	def runEpisode(self):
+    		s = self.env.reset()
+    		R = 0
+    		while True:
+    			time.sleep(THREAD_DELAY) # yield
+    			a = self.agent.act(s)
+    			s_, r, done, info = self.env.step(a)
+    			if done: # terminal state
+    				s_ = None
+    			self.agent.train(s, a, r, s_)
+    			s = s_
+    			R += r
+    			if done or self.stop_signal:
+    				break
+    		print("Total R: %.4f" % R)
+    	def run(self):
+    		for _ in range(self.episodes):  # (the repository runs until stop(), for RUN_TIME seconds)
+    			self.runEpisode()
+    	def stop(self):
+    		self.stop_signal = True
+    env_test = Environment(render=True, eps_start=0., eps_end=0.)
+    NUM_STATE = env_test.env.observation_space.shape[0]
+    NUM_ACTIONS = env_test.env.action_space.n
+    NONE_STATE = np.zeros(NUM_STATE)
+    brain = Brain()	# brain is global in A3C
+    envs = [Environment() for i in range(THREADS)]
+    for e in envs:
+    	e.start()  # (tf.keras's session is per thread: the thread's predict finds its variables uninitialized)
+    	e.join()
+    	e.run()  # the same episodes in the main thread
+    	brain.optimize()
+    brain.optimize()
+    print("Training finished")
+    env_test.run()
+    try:
+    	tf.Variable(1.0)
+    except RuntimeError as err:
+    	print('RuntimeError:', err)
+    brain.session.close()
+    K.clear_session()
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["jaromiru_a3c"], 0)
+
+
 # What TF 1.15 (tensorflow-cpu 1.15.0, NumPy 1.18) printed running each program (measured).
 _TF115_PRINTED = {
     'dopamine_iqn': [
@@ -235,5 +444,18 @@ _TF115_PRINTED = {
         '1 0.03361 1',
         '2 0.96877 2',
         '3 0.52485 2',
+    ],
+    'jaromiru_a3c': [
+        'Tensor("model/dense_1/Softmax:0", shape=(?, 2), dtype=float32) Tensor("model/dense_2/BiasAdd:0", shape=(?, 1), dtype=float32) Tensor("Mean:0", shape=(), dtype=float32) RMSProp [\'dense/kernel:0\', \'dense/bias:0\', \'dense_1/kernel:0\', \'dense_1/bias:0\', \'dense_2/kernel:0\', \'dense_2/bias:0\']',
+        'Total R: -23.3897',
+        'Total R: -31.4873',
+        'optimize 14 50.90274',
+        'Total R: -18.1549',
+        'Total R: -25.7318',
+        'optimize 14 27.29017',
+        'Training finished',
+        'Total R: -17.4049',
+        'Total R: -25.7318',
+        'RuntimeError: Graph is finalized and cannot be modified.',
     ],
 }
