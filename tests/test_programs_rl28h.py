@@ -1,6 +1,6 @@
 """Reinforcement-learning programs tideflow had not seen, reduced as in ``test_programs_rl28.py``:
 Dopamine's implicit quantile agent (slim networks in make_template, quantile Huber loss, gather_nd
-targets, summaries under a variable scope)."""
+targets, summaries under a variable scope) and jaromiru's Keras A3C."""
 # ruff: noqa
 
 import sys
