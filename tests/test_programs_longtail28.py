@@ -2006,6 +2006,111 @@ ValueError Dimensions must be equal, but are 5 and 4 for 'nce_loss/MatMul' (op: 
 """)
 
 
+def test_keras1_conv_strides_summary_static_rnn_feed(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s42235611_original.py, s44111687_original.py and s45499757_original.py (keras -> tf.keras; sizes shrunk) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s42235611_original.py (Keras 1's Convolution2D(32, 3, 3) in tf.keras: the third
+    # argument is the strides; images 160x320 -> 16x32), s44111687_original.py (static_rnn, a [1, 2] batch fed to a
+    # [None, 1, 2] placeholder; 128 units -> 4) and s45499757_original.py (predict of one 1-D row)
+    from tensorflow.keras.models import Sequential
+    from tensorflow.keras.layers import Cropping2D, Lambda, Conv2D as Convolution2D, Activation, Flatten, Dense
+    model = Sequential()
+    model.add(Cropping2D(cropping=((0,0), (5,2)), input_shape=(16 ,32, 3)))
+    model.add(Lambda(lambda x: x/127.5 - 1.))
+    model.add(Convolution2D(4, 3, 3,))
+    model.add(Activation('relu'))
+    model.add(Convolution2D(4, 3, 3))
+    model.add(Activation('relu'))
+    model.add(Flatten())
+    model.add(Dense(8))
+    model.add(Activation('relu'))
+    model.add(Dense(4))
+    print(model.summary())
+    model.compile(loss='mse', optimizer='sgd')
+    rng = np.random.RandomState(0)
+    X = rng.rand(10, 16, 32, 3) * 255; y = rng.rand(10, 4)
+    h = model.fit(X, y, validation_split=0.2, batch_size=4, epochs=2, verbose=0)
+    print(sorted(h.history), len(h.history['loss']), h.params)
+    tf.reset_default_graph()
+    from tensorflow.contrib import rnn
+    n_input = 2
+    n_steps = 1
+    n_hidden = 4
+    n_classes = 2
+    x = tf.placeholder("float", [None, n_steps, n_input])
+    y = tf.placeholder("float", [None, n_classes])
+    weights = {'out': tf.Variable(tf.random_normal([n_hidden, n_classes]))}
+    biases = {'out': tf.Variable(tf.random_normal([n_classes]))}
+    def RNN(x, weights, biases):
+        x = tf.unstack(x, n_steps, 1)
+        lstm_cell = rnn.BasicLSTMCell(n_hidden, forget_bias=1.0)
+        outputs, states = rnn.static_rnn(lstm_cell, x, dtype=tf.float32)
+        print(outputs, states)
+        return tf.matmul(outputs[-1], weights['out']) + biases['out']
+    pred = RNN(x, weights, biases)
+    cost = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=pred, labels=y))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        batch_x = np.array([1., 2.]); batch_y = np.array([[0., 1.]])
+        batch_x = tf.reshape(batch_x, [1, 2]).eval()
+        print(batch_x, batch_x.dtype)
+        try:
+            sess.run(cost, feed_dict={x: batch_x, y: batch_y})
+        except ValueError as e:
+            print('ValueError:', e)
+        print(sess.run(cost, feed_dict={x: batch_x[None], y: batch_y}).shape)
+    tf.reset_default_graph()
+    model = Sequential()
+    model.add(Dense(8, activation="relu", input_dim=8, kernel_initializer="uniform"))
+    model.add(Dense(1, activation="sigmoid", kernel_initializer="uniform"))
+    model.compile(loss='binary_crossentropy', optimizer='adam', metrics=['accuracy'])
+    test = np.array([6,148,72,35,0,33.6,0.627,50])
+    try:
+        predictions = model.predict(test)
+    except ValueError as e:
+        print('ValueError:', e)
+    print(model.predict(test[None]).shape)
+
+    _printed(capsys, """\
+Model: "sequential"
+_________________________________________________________________
+Layer (type)                 Output Shape              Param #   
+=================================================================
+cropping2d (Cropping2D)      (None, 16, 25, 3)         0         
+_________________________________________________________________
+lambda (Lambda)              (None, 16, 25, 3)         0         
+_________________________________________________________________
+conv2d (Conv2D)              (None, 5, 8, 4)           112       
+_________________________________________________________________
+activation (Activation)      (None, 5, 8, 4)           0         
+_________________________________________________________________
+conv2d_1 (Conv2D)            (None, 1, 2, 4)           148       
+_________________________________________________________________
+activation_1 (Activation)    (None, 1, 2, 4)           0         
+_________________________________________________________________
+flatten (Flatten)            (None, 8)                 0         
+_________________________________________________________________
+dense (Dense)                (None, 8)                 72        
+_________________________________________________________________
+activation_2 (Activation)    (None, 8)                 0         
+_________________________________________________________________
+dense_1 (Dense)              (None, 4)                 36        
+=================================================================
+Total params: 368
+Trainable params: 368
+Non-trainable params: 0
+_________________________________________________________________
+None
+['loss', 'val_loss'] 2 {'batch_size': 4, 'epochs': 2, 'steps': None, 'samples': 8, 'verbose': 0, 'do_validation': True, 'metrics': ['loss', 'val_loss']}
+[<tf.Tensor 'rnn/basic_lstm_cell/Mul_2:0' shape=(?, 4) dtype=float32>] LSTMStateTuple(c=<tf.Tensor 'rnn/basic_lstm_cell/Add_1:0' shape=(?, 4) dtype=float32>, h=<tf.Tensor 'rnn/basic_lstm_cell/Mul_2:0' shape=(?, 4) dtype=float32>)
+[[1. 2.]] float64
+ValueError: Cannot feed value of shape (1, 2) for Tensor 'Placeholder:0', which has shape '(?, 1, 2)'
+()
+ValueError: Error when checking input: expected dense_input to have shape (8,) but got array with shape (1,)
+(1, 1)
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
