@@ -1,4 +1,4 @@
-"""TF 1.x sequence labelling and chatbot programs (zh-NER-TF, practical_seq2seq) tideflow had not seen, reduced to standalone forms with small synthetic data
+"""TF 1.x sequence labelling, chatbot and audio programs (zh-NER-TF, practical_seq2seq, Tacotron-2's Griffin-Lim) tideflow had not seen, reduced to standalone forms with small synthetic data
 (API calls, graph structure and training loops kept; sizes and step counts shrunk; the
 repository and path named in each test's first comment). Each prints what TF 1.15
 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured),
@@ -7,12 +7,13 @@ practical_seq2seq's second embedding_rnn_seq2seq deep-copies the cell the first 
 TF 1.15 fails there (a TypeError from pickling the graph's lock), and so does tideflow while
 the cell holds a tensor (its keep-prob placeholder); a cell holding only variables tideflow
 copies unbuilt (its 0.x-program leniency)."""
-# ruff: noqa: C417, F841, I001, RUF059, UP004, UP030, UP032
+# ruff: noqa: C417, F821, F841, I001, RUF059, UP004, UP030, UP031, UP032
 
 import numpy as np
 import pytest
 
 import tideflow as tf
+from tests.printed_programs import same_printed as _same
 
 
 @pytest.fixture(autouse=True)
@@ -289,6 +290,88 @@ def test_practical_seq2seq(capsys, tmp_path):
     assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["practical_seq2seq"]
 
 
+def test_signal_graphs(capsys):
+    # tf.signal (tf.contrib.signal) frame, stft and inverse_stft build TF 1.15's graphs op for op: their result names and the op seed (seed2) of the next random op
+    tf.set_random_seed(1)
+    s = tf.placeholder(tf.float32, [None, None])
+    for name, f in [('stft', lambda: tf.contrib.signal.stft(s, 64, 16, 64)), ('frame_pad', lambda: tf.contrib.signal.frame(s, 32, 8, pad_end=True)),
+                    ('frame', lambda: tf.contrib.signal.frame(s, 32, 8)), ('frame_known', lambda: tf.contrib.signal.frame(tf.zeros([2, 100]), 30, 12)), ('istft', lambda: tf.contrib.signal.inverse_stft(tf.zeros([1, 5, 33], tf.complex64), 64, 16, 64))]:
+        t = f()
+        r = tf.random_normal([2])
+        print(name, t.name, t.shape, r.op.inputs[0].op.inputs[0].op.get_attr('seed2'))
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["signal_graphs"]
+
+
+def test_griffin_lim(capsys):
+    # Rayhane-mamah/Tacotron-2 datasets/audio.py (inv_linear_spectrogram_tensorflow, _griffin_lim_tensorflow, _stft_tensorflow, _istft_tensorflow, _denormalize_tensorflow, _db_to_amp_tensorflow) + keithito/tacotron util/audio.py's tf forms, and a tf.contrib.signal log-mel / MFCC front end (stft, linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms, frame, overlap_and_add), sizes shrunk; compared to 1e-5: the FFTs round in the last digits as TF's do not
+    class hparams:
+        n_fft = 64; hop_size = 16; win_size = 64; sample_rate = 4000; max_abs_value = 4.; min_level_db = -100; ref_level_db = 20
+        symmetric_mels = True; allow_clipping_in_normalization = True; power = 1.5; griffin_lim_iters = 5; signal_normalization = True
+    def _denormalize_tensorflow(S, hparams):
+        if hparams.allow_clipping_in_normalization:
+            if hparams.symmetric_mels:
+                return (((tf.clip_by_value(S, -hparams.max_abs_value, hparams.max_abs_value) + hparams.max_abs_value) * -hparams.min_level_db / (2 * hparams.max_abs_value)) + hparams.min_level_db)
+            else:
+                return ((tf.clip_by_value(S, 0, hparams.max_abs_value) * -hparams.min_level_db / hparams.max_abs_value) + hparams.min_level_db)
+        if hparams.symmetric_mels:
+            return (((S + hparams.max_abs_value) * -hparams.min_level_db / (2 * hparams.max_abs_value)) + hparams.min_level_db)
+        else:
+            return ((S * -hparams.min_level_db / hparams.max_abs_value) + hparams.min_level_db)
+    def _db_to_amp_tensorflow(x):
+        return tf.pow(tf.ones(tf.shape(x)) * 10.0, x * 0.05)
+    def _stft_tensorflow(signals, hparams):
+        return tf.contrib.signal.stft(signals, hparams.win_size, hparams.hop_size, hparams.n_fft, pad_end=False)
+    def _istft_tensorflow(stfts, hparams):
+        return tf.contrib.signal.inverse_stft(stfts, hparams.win_size, hparams.hop_size, hparams.n_fft)
+    def _griffin_lim_tensorflow(S, hparams):
+        with tf.variable_scope('griffinlim'):
+            S = tf.expand_dims(S, 0)
+            S_complex = tf.identity(tf.cast(S, dtype=tf.complex64))
+            y = tf.contrib.signal.inverse_stft(S_complex, hparams.win_size, hparams.hop_size, hparams.n_fft)
+            for i in range(hparams.griffin_lim_iters):
+                est = tf.contrib.signal.stft(y, hparams.win_size, hparams.hop_size, hparams.n_fft)
+                angles = est / tf.cast(tf.maximum(1e-8, tf.abs(est)), tf.complex64)
+                y = tf.contrib.signal.inverse_stft(S_complex * angles, hparams.win_size, hparams.hop_size, hparams.n_fft)
+        return tf.squeeze(y, 0)
+    def inv_linear_spectrogram_tensorflow(spectrogram, hparams):
+        if hparams.signal_normalization:
+            D = _denormalize_tensorflow(spectrogram, hparams)
+        else:
+            D = linear_spectrogram
+        S = tf.pow(_db_to_amp_tensorflow(D + hparams.ref_level_db), (1/hparams.power))
+        return _griffin_lim_tensorflow(tf.pow(S, hparams.power), hparams)
+    spec = tf.placeholder(tf.float32, [None, hparams.n_fft // 2 + 1])
+    wav = inv_linear_spectrogram_tensorflow(spec, hparams)
+    print(wav)
+    signals = tf.placeholder(tf.float32, [None, None])
+    stfts = tf.contrib.signal.stft(signals, frame_length=64, frame_step=16, fft_length=64)
+    power_spectrograms = tf.real(stfts * tf.conj(stfts))
+    magnitude_spectrograms = tf.abs(stfts)
+    num_spectrogram_bins = magnitude_spectrograms.shape[-1].value
+    lower_edge_hertz, upper_edge_hertz, num_mel_bins = 80.0, 1800.0, 10
+    linear_to_mel_weight_matrix = tf.contrib.signal.linear_to_mel_weight_matrix(num_mel_bins, num_spectrogram_bins, hparams.sample_rate, lower_edge_hertz, upper_edge_hertz)
+    mel_spectrograms = tf.tensordot(magnitude_spectrograms, linear_to_mel_weight_matrix, 1)
+    mel_spectrograms.set_shape(magnitude_spectrograms.shape[:-1].concatenate(linear_to_mel_weight_matrix.shape[-1:]))
+    log_offset = 1e-6
+    log_mel_spectrograms = tf.log(mel_spectrograms + log_offset)
+    num_mfccs = 5
+    mfccs = tf.contrib.signal.mfccs_from_log_mel_spectrograms(log_mel_spectrograms)[..., :num_mfccs]
+    frames = tf.contrib.signal.frame(signals, 32, 8, pad_end=True, pad_value=0.5)
+    recon = tf.contrib.signal.overlap_and_add(frames * tf.contrib.signal.hann_window(32, periodic=True), 8)
+    print(stfts, power_spectrograms, mel_spectrograms, mfccs, frames, recon)
+    rng = np.random.RandomState(0)
+    x = (np.sin(np.arange(400) * 0.2)[None] + 0.1 * rng.randn(2, 400)).astype(np.float32)
+    with tf.Session() as sess:
+        w = sess.run(wav, {spec: rng.uniform(-4, 4, size=(20, 33)).astype(np.float32)})
+        print(w.shape, np.round(w[:6], 4).tolist(), '%.4f' % np.abs(w).sum())
+        m, lm, mf, fr, rc = sess.run([mel_spectrograms, log_mel_spectrograms, mfccs, frames, recon], {signals: x})
+        print(m.shape, np.round(m[0, 0], 4).tolist())
+        print(lm.shape, np.round(lm[1, 2], 4).tolist())
+        print(mf.shape, np.round(mf[0, :2], 4).tolist())
+        print(fr.shape, rc.shape, np.round(rc[0, -5:], 4).tolist())
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["griffin_lim"], rtol=1e-05)
+
+
 
 # What TF 1.15 (tensorflow-cpu 1.15.0) printed running each program (measured).
 _TF115_PRINTED = {
@@ -326,6 +409,24 @@ _TF115_PRINTED = {
     "practical_seq2seq": [
         "<log> Building Graph ",
         "TypeError True",
+    ],
+
+    "signal_graphs": [
+        "stft stft/rfft:0 (?, ?, 33) 98",
+        "frame_pad frame/Reshape_4:0 (?, ?, 32) 205",
+        "frame frame_1/Reshape_4:0 (?, ?, 32) 278",
+        "frame_known frame_2/Reshape_4:0 (2, 6, 30) 352",
+        "istft inverse_stft/overlap_and_add/strided_slice_4:0 (1, 128) 478",
+    ],
+
+    "griffin_lim": [
+        "Tensor(\"Squeeze:0\", shape=(?,), dtype=float32)",
+        "Tensor(\"stft/rfft:0\", shape=(?, ?, 33), dtype=complex64) Tensor(\"Real:0\", shape=(?, ?, 33), dtype=float32) Tensor(\"Tensordot:0\", shape=(?, ?, 10), dtype=float32) Tensor(\"strided_slice:0\", shape=(?, ?, 5), dtype=float32) Tensor(\"frame/Reshape_4:0\", shape=(?, ?, 32), dtype=float32) Tensor(\"overlap_and_add/strided_slice_4:0\", shape=(?, ?), dtype=float32)",
+        "(368,) [0.0, -0.00019999999494757503, 0.00430000014603138, 0.00430000014603138, -0.0007999999797903001, 0.0007999999797903001] 139.0333",
+        "(2, 22, 10) [14.921299934387207, 2.2764999866485596, 1.0324000120162964, 1.6998000144958496, 2.0908000469207764, 0.5364999771118164, 0.7781999707221985, 1.363700032234192, 1.395300030708313, 2.1642000675201416]",
+        "(2, 22, 10) [2.6809000968933105, 0.8902999758720398, 0.49000000953674316, -0.2395000010728836, -0.3578000068664551, 0.4097000062465668, -0.08609999716281891, 0.5615000128746033, 0.41429999470710754, 0.19120000302791595]",
+        "(2, 22, 5) [[2.4001998901367188, 1.2137000560760498, 1.6593999862670898, 0.2703000009059906, 0.9473999738693237], [1.5963000059127808, 1.2338999509811401, 1.5967999696731567, 1.0654000043869019, 0.5899999737739563]]",
+        "(2, 50, 32) (2, 424) [0.11110000312328339, 0.07320000231266022, 0.042100001126527786, 0.01899999938905239, 0.004800000227987766]",
     ],
 
 }

@@ -34,84 +34,116 @@ def _int_value(x, what, fn):
 
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
     """Splits ``axis`` of ``signal`` into frames of ``frame_length`` every ``frame_step``
-    samples: ``[..., n, ...] -> [..., num_frames, frame_length, ...]``."""
+    samples: ``[..., n, ...] -> [..., num_frames, frame_length, ...]``.
+
+    TF 1.15's composition op for op (subframes of gcd(frame_length, frame_step) samples,
+    gathered): its names ('frame/Reshape_4') and its op count, which sets the op seed of every
+    random op made after it (stft frames its signal)."""
+    from tideflow.ops import slicing_ops
+    from tideflow.ops.concat_ops import split
+
     with ops.name_scope(name, "frame", [signal, frame_length, frame_step, pad_value]):
         signal = ops.convert_to_tensor(signal, name="signal")
-        rank = signal.get_shape().with_rank_at_least(1).ndims  # TF 1.15's check and words
-        flen = ops.convert_to_tensor(frame_length, dtypes.int32, name="frame_length")
-        fstep = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
-        for v, what in ((flen, "frame_length"), (fstep, "frame_step")):
-            if v.get_shape().ndims not in (None, 0):
-                raise ValueError(f"frame: {what} must be a scalar, got shape {v.get_shape()}")
-        if rank is None:
-            return _frame_unknown_rank(signal, flen, fstep, pad_end, pad_value, int(axis))
-        axis = int(axis)
-        if axis < 0:
-            axis += rank
-        if not 0 <= axis < rank:
-            raise ValueError(f"frame: axis {axis} out of range for signal of rank {rank}")
-        n = array_ops.shape(signal)[axis]
-        shape = signal.get_shape().as_list()
+        frame_length = ops.convert_to_tensor(frame_length, name="frame_length")
+        frame_step = ops.convert_to_tensor(frame_step, name="frame_step")
+        axis = ops.convert_to_tensor(axis, name="axis")
+        signal.get_shape().with_rank_at_least(1)
+        frame_length.get_shape().assert_has_rank(0)
+        frame_step.get_shape().assert_has_rank(0)
+        axis.get_shape().assert_has_rank(0)
+        result_shape = _infer_frame_shape(signal, frame_length, frame_step, pad_end, axis)
+
+        signal_rank = array_ops.rank(signal)
+        axis = range_ops.range(signal_rank)[axis]
+        signal_shape = array_ops.shape(signal)
+        outer_dimensions, length_samples, inner_dimensions = split(
+            signal_shape, [axis, 1, signal_rank - 1 - axis])
+        length_samples = array_ops.reshape(length_samples, [])
+        num_outer_dimensions = array_ops.size(outer_dimensions)
+        num_inner_dimensions = array_ops.size(inner_dimensions)
         if pad_end:
-            num_frames = -math_ops.floordiv(-n, fstep)
-            pad_len = math_ops.maximum(0, (num_frames - 1) * fstep + flen - n)
-            paddings = concat([array_ops.zeros([axis, 2], dtypes.int32),
-                               array_ops.reshape(array_ops.stack([0, pad_len]), [1, 2]),
-                               array_ops.zeros([rank - axis - 1, 2], dtypes.int32)], 0)
-            pad_value = ops.convert_to_tensor(pad_value, signal.dtype, name="pad_value")
+            pad_value = ops.convert_to_tensor(pad_value, signal.dtype)
+            pad_value.get_shape().assert_has_rank(0)
+            num_frames = -(-length_samples // frame_step)
+            pad_samples = math_ops.maximum(
+                0, frame_length + frame_step * (num_frames - 1) - length_samples)
+            paddings = concat(
+                [array_ops.zeros([num_outer_dimensions, 2], dtype=pad_samples.dtype),
+                 [[0, pad_samples]],
+                 array_ops.zeros([num_inner_dimensions, 2], dtype=pad_samples.dtype)], 0)
             signal = pad_ops.pad(signal, paddings, constant_values=pad_value)
+            signal_shape = array_ops.shape(signal)
+            length_samples = signal_shape[axis]
         else:
-            num_frames = math_ops.maximum(0, 1 + math_ops.floordiv(n - flen, fstep))
-            signal = _used_part(signal, num_frames, fstep, flen, n, axis, rank)
-        idx = (array_ops.expand_dims(range_ops.range(num_frames) * fstep, 1) +
-               array_ops.expand_dims(range_ops.range(flen), 0))
-        out = gather_ops.gather(signal, idx, axis=axis)
-        # static shape: the frame count is known when n, frame_length and frame_step are
-        fl, fs = ops.constant_value(flen), ops.constant_value(fstep)
-        nf = None
-        if shape[axis] is not None and fl is not None and fs is not None:
-            nn, fl, fs = shape[axis], int(fl), int(fs)
-            nf = max(0, 1 + (nn - fl) // fs) if not pad_end else -(-nn // fs)
-        fl = None if fl is None else int(fl)
-        out.set_shape(shape[:axis] + [nf, fl] + shape[axis + 1:])
-        return out
+            num_frames = math_ops.maximum(0, 1 + (length_samples - frame_length) // frame_step)
+
+        subframe_length = _gcd(frame_length, frame_step)
+        subframes_per_frame = frame_length // subframe_length
+        subframes_per_hop = frame_step // subframe_length
+        num_subframes = length_samples // subframe_length
+        slice_shape = concat([outer_dimensions, [num_subframes * subframe_length],
+                              inner_dimensions], 0)
+        subframe_shape = concat([outer_dimensions, [num_subframes, subframe_length],
+                                 inner_dimensions], 0)
+        subframes = array_ops.reshape(slicing_ops.strided_slice(
+            signal, fill_ops.zeros_like(signal_shape), slice_shape), subframe_shape)
+        frame_selector = array_ops.reshape(
+            range_ops.range(num_frames) * subframes_per_hop, [num_frames, 1])
+        subframe_selector = array_ops.reshape(
+            range_ops.range(subframes_per_frame), [1, subframes_per_frame])
+        selector = frame_selector + subframe_selector
+        frames = array_ops.reshape(
+            gather_ops.gather(subframes, selector, axis=axis),
+            concat([outer_dimensions, [num_frames, frame_length], inner_dimensions], 0))
+        if result_shape:
+            frames.set_shape(result_shape)
+        return frames
 
 
-def _frame_unknown_rank(signal, flen, fstep, pad_end, pad_value, axis):
-    """``frame`` of a signal whose rank is known only when the graph runs."""
-    rank = array_ops.rank(signal)
-    axis_t = math_ops.floormod(axis, rank)
-    n = gather_ops.gather(array_ops.shape(signal), axis_t)
-    if pad_end:
-        num_frames = -math_ops.floordiv(-n, fstep)
-        pad_len = math_ops.maximum(0, (num_frames - 1) * fstep + flen - n)
-        paddings = concat([array_ops.zeros(array_ops.stack([axis_t, 2]), dtypes.int32),
-                           array_ops.reshape(array_ops.stack([0, pad_len]), [1, 2]),
-                           array_ops.zeros(array_ops.stack([rank - axis_t - 1, 2]),
-                                           dtypes.int32)], 0)
-        pad_value = ops.convert_to_tensor(pad_value, signal.dtype, name="pad_value")
-        signal = pad_ops.pad(signal, paddings, constant_values=pad_value)
-    else:
-        num_frames = math_ops.maximum(0, 1 + math_ops.floordiv(n - flen, fstep))
-        signal = _used_part(signal, num_frames, fstep, flen, n, axis_t, rank)
-    idx = (array_ops.expand_dims(range_ops.range(num_frames) * fstep, 1) +
-           array_ops.expand_dims(range_ops.range(flen), 0))
-    return gather_ops.gather(signal, idx, axis=axis_t)
+def _infer_frame_shape(signal, frame_length, frame_step, pad_end, axis):
+    """TF 1.15's static shape of ``frame``'s result (None where the rank is unknown)."""
+    frame_length = ops.constant_value(frame_length)
+    frame_step = ops.constant_value(frame_step)
+    axis = ops.constant_value(axis)
+    if signal.get_shape().ndims is None:
+        return None
+    if axis is None:
+        return [None] * (signal.get_shape().ndims + 1)
+    frame_length = None if frame_length is None else int(frame_length)
+    frame_step = None if frame_step is None else int(frame_step)
+    signal_shape = signal.get_shape().as_list()
+    axis = int(axis)
+    num_frames = None
+    frame_axis = signal_shape[axis]
+    outer_dimensions = signal_shape[:axis]
+    inner_dimensions = signal_shape[axis:][1:]
+    if signal_shape and frame_axis is not None:
+        if frame_step is not None and pad_end:
+            num_frames = max(0, -(-frame_axis // frame_step))
+        elif frame_step is not None and frame_length is not None:
+            num_frames = max(0, (frame_axis - frame_length + frame_step) // frame_step)
+    return outer_dimensions + [num_frames, frame_length] + inner_dimensions
 
 
-def _used_part(signal, num_frames, fstep, flen, n, axis, rank):
-    """The samples the frames cover, sliced off the signal (as TF's frame does: its gradient
-    is then a dense tensor, not the gather's IndexedSlices)."""
-    used = math_ops.minimum(n, math_ops.maximum(0, (num_frames - 1) * fstep + flen))
-    if isinstance(rank, int):
-        size = concat([-array_ops.ones([axis], dtypes.int32), array_ops.reshape(used, [1]),
-                       -array_ops.ones([rank - axis - 1], dtypes.int32)], 0)
-    else:
-        size = concat([-array_ops.ones(array_ops.reshape(axis, [1]), dtypes.int32),
-                       array_ops.reshape(used, [1]),
-                       -array_ops.ones(array_ops.reshape(rank - axis - 1, [1]), dtypes.int32)],
-                      0)
-    return array_ops.slice(signal, array_ops.zeros_like(size), size)
+def _gcd(a, b):
+    """TF 1.15's signal util_ops.gcd: a constant when both are known, else Euclid's loop."""
+    with ops.name_scope(None, "gcd", [a, b]):
+        a = ops.convert_to_tensor(a)
+        b = ops.convert_to_tensor(b)
+        a.get_shape().assert_has_rank(0)
+        b.get_shape().assert_has_rank(0)
+        if not a.dtype.is_integer:
+            raise ValueError(f"a must be an integer type. Got: {a.dtype}")
+        if not b.dtype.is_integer:
+            raise ValueError(f"b must be an integer type. Got: {b.dtype}")
+        const_a, const_b = ops.constant_value(a), ops.constant_value(b)
+        if const_a is not None and const_b is not None:
+            return ops.convert_to_tensor(math.gcd(int(const_a), int(const_b)))
+        from tideflow.ops.while_loop import while_loop
+
+        a, b = while_loop(lambda _, b: math_ops.greater(b, fill_ops.zeros_like(b)),
+                          lambda a, b: [b, math_ops.mod(a, b)], [a, b], back_prop=False)
+        return a
 
 
 def overlap_and_add(signal, frame_step, name=None):
@@ -205,24 +237,36 @@ def _fft_len_for(frame_length):
     return 1 << math.ceil(math.log2(frame_length)) if frame_length > 1 else 1
 
 
+def _enclosing_power_of_two(value):
+    """TF 1.15's smallest power of two >= ``value`` (a tensor of its dtype)."""
+    static = ops.constant_value(value)
+    if static is not None:
+        return ops.convert_to_tensor(
+            int(2 ** np.ceil(np.log(static) / np.log(2.0))), value.dtype)
+    return cast_ops.cast(math_ops.pow(2.0, math_ops.ceil(
+        math_ops.log(cast_ops.cast(value, dtypes.float32)) / math_ops.log(2.0))), value.dtype)
+
+
 def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window,
          pad_end=False, name=None):
     """Short-time Fourier transform of real ``signals [..., samples]``:
-    ``[..., frames, fft_length // 2 + 1]`` complex."""
+    ``[..., frames, fft_length // 2 + 1]`` complex (TF 1.15's composition op for op)."""
     with ops.name_scope(name, "stft", [signals, frame_length, frame_step]):
         signals = ops.convert_to_tensor(signals, name="signals")
         signals.get_shape().with_rank_at_least(1)  # TF 1.15's check and words
-        fl = _int_value(frame_length, "frame_length", "stft")
+        frame_length = ops.convert_to_tensor(frame_length, name="frame_length")
+        frame_length.get_shape().assert_has_rank(0)
+        frame_step = ops.convert_to_tensor(frame_step, name="frame_step")
+        frame_step.get_shape().assert_has_rank(0)
         if fft_length is None:
-            if fl is None:
-                raise ValueError("stft: fft_length is needed when frame_length is not constant")
-            fft_length = _fft_len_for(fl)
-        frames = frame(signals, frame_length, frame_step, pad_end=pad_end)
+            fft_length = _enclosing_power_of_two(frame_length)
+        else:
+            fft_length = ops.convert_to_tensor(fft_length, name="fft_length")
+        framed_signals = frame(signals, frame_length, frame_step, pad_end=pad_end)
         if window_fn is not None:
-            frames = frames * window_fn(frame_length, dtype=signals.dtype)
-        fft_length = array_ops.reshape(
-            ops.convert_to_tensor(fft_length, dtypes.int32, name="fft_length"), [1])
-        return fft_ops.rfft(frames, fft_length)
+            window = window_fn(frame_length, dtype=framed_signals.dtype)
+            framed_signals *= window
+        return fft_ops.rfft(framed_signals, [fft_length])
 
 
 def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
@@ -252,32 +296,45 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
 def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window,
                  name=None):
     """Inverse of :func:`stft`: ``[..., frames, fft_length // 2 + 1]`` complex to real
-    ``[..., samples]`` (use :func:`inverse_stft_window_fn` for perfect reconstruction)."""
+    ``[..., samples]`` (use :func:`inverse_stft_window_fn` for perfect reconstruction);
+    TF 1.15's composition op for op."""
     with ops.name_scope(name, "inverse_stft", [stfts]):
         stfts = ops.convert_to_tensor(stfts, name="stfts")
-        if stfts.get_shape().ndims is not None and stfts.get_shape().ndims < 2:
-            raise ValueError(f"inverse_stft: stfts must have rank at least 2, got shape "
-                             f"{stfts.get_shape()}")
-        fl = _int_value(frame_length, "frame_length", "inverse_stft")
-        if fl is None:
-            raise ValueError("inverse_stft: frame_length must be constant")
+        stfts.get_shape().with_rank_at_least(2)
+        frame_length = ops.convert_to_tensor(frame_length, name="frame_length")
+        frame_length.get_shape().assert_has_rank(0)
+        frame_step = ops.convert_to_tensor(frame_step, name="frame_step")
+        frame_step.get_shape().assert_has_rank(0)
         if fft_length is None:
-            fft_length = _fft_len_for(fl)
-        fft_len = _int_value(fft_length, "fft_length", "inverse_stft")
-        real_frames = fft_ops.irfft(stfts, [fft_len])
-        if fft_len >= fl:
-            real_frames = real_frames[..., :fl]
+            fft_length = _enclosing_power_of_two(frame_length)
         else:
-            rank = real_frames.get_shape().ndims
-            if rank is None:
-                outer = array_ops.zeros(array_ops.stack([array_ops.rank(real_frames) - 1, 2]),
-                                        dtypes.int32)
-                paddings = concat([outer, [[0, fl - fft_len]]], 0)
-            else:
-                paddings = [(0, 0)] * (rank - 1) + [(0, fl - fft_len)]
+            fft_length = ops.convert_to_tensor(fft_length, name="fft_length")
+            fft_length.get_shape().assert_has_rank(0)
+        real_frames = fft_ops.irfft(stfts, [fft_length])
+        # frame_length may be larger or smaller than fft_length: pad or truncate to it
+        static = ops.constant_value(frame_length)
+        static = None if static is None else int(static)
+        dims = real_frames.get_shape().as_list() if real_frames.get_shape().ndims is not None \
+            else None
+        if static is None or dims is None or dims[-1] is None:
+            real_frames = real_frames[..., :frame_length]
+            real_frames_rank = array_ops.rank(real_frames)
+            real_frames_shape = array_ops.shape(real_frames)
+            paddings = concat(
+                [array_ops.zeros([real_frames_rank - 1, 2], dtype=frame_length.dtype),
+                 [[0, math_ops.maximum(0, frame_length - real_frames_shape[-1])]]], 0)
             real_frames = pad_ops.pad(real_frames, paddings)
+        elif dims[-1] > static:
+            real_frames = real_frames[..., :static]
+        elif dims[-1] < static:
+            pad_amount = static - dims[-1]
+            real_frames = pad_ops.pad(real_frames,
+                                      [[0, 0]] * (len(dims) - 1) + [[0, pad_amount]])
+        if static is not None and real_frames.get_shape().ndims is not None:
+            real_frames.set_shape([None] * (real_frames.get_shape().ndims - 1) + [static])
         if window_fn is not None:
-            real_frames = real_frames * window_fn(fl, dtype=stfts.dtype.real_dtype)
+            window = window_fn(frame_length, dtype=stfts.dtype.real_dtype)
+            real_frames *= window
         return overlap_and_add(real_frames, frame_step)
 
 
