@@ -75,3 +75,20 @@ def test_get_static_value_does_not_fold_arithmetic():
         assert tf.get_static_value(tf.ones_like(c)).tolist() == [1, 1, 1]
         assert tf.get_default_graph().is_feedable(c * 2)
         assert not tf.get_default_graph().is_feedable(c)
+
+
+def test_gradient_of_broadcast_softmax_xent_op_is_refused_as_tf():
+    import pytest
+
+    from tideflow.python.ops import gen_nn_ops
+
+    with tf.Graph().as_default():
+        lg = tf.constant(np.random.rand(3, 4))
+        lb = tf.constant(np.random.rand(1, 4))
+        loss, _ = gen_nn_ops.softmax_cross_entropy_with_logits(lg, lb)
+        # TF 1.15: the labels' gradient has the logits' shape (3, 4), refused for (1, 4)
+        with pytest.raises(ValueError, match=r"Incompatible shapes between op input and "
+                           r"calculated input gradient.  Forward operation: "
+                           r"SoftmaxCrossEntropyWithLogits.  Input index: 1. Original input "
+                           r"shape: \(1, 4\).  Calculated input gradient shape: \(3, 4\)"):
+            tf.gradients(loss, lg)

@@ -159,7 +159,9 @@ CASES += [
          name="SoftmaxCrossEntropyWithLogits_loss"),
     Case("SoftmaxCrossEntropyWithLogits", _apply("SoftmaxCrossEntropyWithLogits"),
          [LOGITS, PROBS[1:2]], _f64(lambda f, lab: _xent_ref(f, np.broadcast_to(lab, f.shape))),
-         dtypes=F_TF, name="SoftmaxCrossEntropyWithLogits_broadcast", grad_inputs=(0,)),
+         dtypes=F_TF, name="SoftmaxCrossEntropyWithLogits_broadcast", grad=False),
+    # (no gradient check: TF 1.15's gradient of the labels has the logits' shape, so
+    # tf.gradients refuses the broadcast op with its "Incompatible shapes" ValueError, measured)
     Case("SparseSoftmaxCrossEntropyWithLogits", _apply("SparseSoftmaxCrossEntropyWithLogits"),
          [LOGITS, np.array([1, 2, 0], np.int64)], _sparse_xent_ref, dtypes=F, fixed=(1,)),
     Case("SparseSoftmaxCrossEntropyWithLogits", _apply("SparseSoftmaxCrossEntropyWithLogits"),
