@@ -2111,6 +2111,71 @@ ValueError: Error when checking input: expected dense_input to have shape (8,) b
 """)
 
 
+def test_keras_input_dim_float64_rnn_uninitialized_interactive(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s46858890_original.py, s49703387_original.py and s48250510_original.py (keras -> tf.keras; sizes shrunk) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s46858890_original.py (Dense(1, input_dim=5) fit on [5, 1] columns; its
+    # undefined y_val defined), s49703387_original.py (dynamic_rnn over float64 embeddings; sizes shrunk) and
+    # s48250510_original.py (an InteractiveSession stepping uninitialized variables; MNIST -> seeded rows)
+    from tensorflow.keras.models import Sequential
+    from tensorflow.keras.layers import Dense
+    x = np.array([[1],[2],[3],[4],[5]])
+    y = np.array([[1],[2],[3],[4],[5]])
+    x_val = np.array([[6],[7]])
+    y_val = np.array([[6],[7]])
+    model = Sequential()
+    model.add(Dense(1, input_dim=5))
+    model.compile(optimizer='rmsprop', loss='mse')
+    try:
+        model.fit(x, y, epochs=2, validation_data=(x_val, y_val), verbose=0)
+    except ValueError as e:
+        print('ValueError:', e)
+    tf.reset_default_graph()
+    MAX_SEQUENCE_LENGTH = 6
+    lstmUnits = 4
+    x = tf.placeholder(tf.int32, [None, MAX_SEQUENCE_LENGTH])
+    y = tf.placeholder(tf.int32, [None])
+    number_of_layers=3
+    saved_embeddings = np.zeros((100, 10))
+    embeddings = tf.nn.embedding_lookup(saved_embeddings, x)
+    print(embeddings)
+    def lstm_cell():
+      return tf.contrib.rnn.BasicLSTMCell(lstmUnits,reuse=tf.get_variable_scope().reuse)
+    lstmCell = tf.contrib.rnn.MultiRNNCell([lstm_cell() for _ in range(number_of_layers)])
+    lstmCell = tf.contrib.rnn.DropoutWrapper(cell=lstmCell, output_keep_prob=0.75)
+    try:
+        outputs, final_state = tf.nn.dynamic_rnn(lstmCell, embeddings, dtype=tf.float32)
+        print(outputs)
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 12])
+    y = tf.placeholder(tf.float32, [None, 10])
+    w = tf.Variable(tf.zeros([12, 10]))
+    b = tf.Variable(tf.zeros([10]))
+    activation = tf.nn.softmax_cross_entropy_with_logits(logits = tf.matmul(x, w) + b, labels=y)
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(activation)
+    s = tf.InteractiveSession()
+    rng = np.random.RandomState(0)
+    try:
+        for i in range(2):
+            x_bat, y_bat = rng.rand(5, 12), np.eye(10)[rng.randint(0, 10, 5)]
+            train_step = s.run(train, feed_dict={x: x_bat, y: y_bat})
+    except tf.errors.FailedPreconditionError as e:
+        print(type(e).__name__, e.message.splitlines()[0])
+    s.run(tf.global_variables_initializer())
+    print(s.run(train, feed_dict={x: x_bat, y: y_bat}), s.run(tf.reduce_sum(w)))
+    s.close()
+
+    _printed(capsys, """\
+ValueError: Error when checking input: expected dense_input to have shape (5,) but got array with shape (1,)
+Tensor("embedding_lookup/Identity:0", shape=(?, 6, 10), dtype=float64)
+TypeError in converted code:
+FailedPreconditionError Attempting to use uninitialized value Variable_1
+None -9.536743e-07
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
