@@ -511,3 +511,16 @@ def test_reshape_divisibility_only_with_one_unknown_input_dim():
     q = tf.placeholder(tf.int32, None)
     assert _run_error(tf.broadcast_to(x, q), {x: np.ones([4, 1, 1, 2]), q: [4, 1, -1, 2]}) == (
         tf.errors.InvalidArgumentError, "Dimension -1 must be >= 0")
+
+
+def test_negative_constant_in_a_partly_known_shape_pack_is_unknown():
+    # TF reads a Pack with unknown entries element by element: a negative entry is unknown;
+    # only a whole constant with an entry below -1 fails
+    sc = tf.placeholder(tf.int32, [])
+    x = tf.placeholder(tf.float32, [2, 4])
+    for f in (lambda v: tf.tile(x, v), lambda v: tf.reshape(x, v), lambda v: tf.fill(v, 1.0),
+              tf.zeros):
+        assert str(f(tf.stack([-2, sc])).shape) == "(?, ?)"
+    assert str(tf.broadcast_to(x, tf.stack([-2, sc])).shape) == "(2, 4)"
+    with pytest.raises(ValueError, match="^Invalid value in tensor used for shape: -2"):
+        tf.tile(x, [-2, 1])

@@ -282,8 +282,9 @@ def constant_value_as_shape(tensor):
 def _vector_as_shape(vec, local):
     # -1 is an unknown dimension; below that TF's shape refiner fails before the op's shape
     # function runs (so its error names no op)
+    # (a partly known vector, a Pack with unknown entries, reads a negative entry as unknown)
     bad = [d for d in vec if d is not None and d < -1]
-    if bad and local.inferring_shapes:
+    if bad and local.inferring_shapes and None not in vec:
         raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {bad[0]}")
     return TensorShape([None if d is None or d < 0 else d for d in vec])
 

@@ -31,9 +31,9 @@ def _tile_shape(op):
     m = partial_vector(op._inputs[1])
     if m is not None:  # as TF reads a shape: -1 is an unknown multiple (an error when run)
         for k in m:
-            if k is not None and k < -1:
+            if k is not None and k < -1 and None not in m:  # (partly known: k is unknown)
                 raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {k}")
-        m = [None if k == -1 else k for k in m]
+        m = [None if k is not None and k < 0 else k for k in m]
     if s.ndims is None:
         return [None if m is None else [_dim_times(None, k) for k in m]]
     if m is None:  # TF still multiplies: a 0 dimension stays 0

@@ -57,7 +57,7 @@ def _slice_shape(op):
     # past the end are left for the kernel to reject
     size_known = None not in size
     bad = [z for z in size if z is not None and z < -1]
-    if bad:  # (TF reads the sizes as a shape tensor: -1 is unknown, below it invalid)
+    if bad and size_known:  # (a partly known Pack reads a negative entry as unknown)  # (TF reads the sizes as a shape tensor: -1 is unknown, below it invalid)
         raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {bad[0]}")
     out = []
     for i in range(n):
