@@ -2176,6 +2176,64 @@ None -9.536743e-07
 """)
 
 
+def test_keras_channels_first_and_mismatched_autoencoder(capsys, tmp_path):
+    # tensfa/tensfa SFData/StackOverflow s46501505_original.py and s47842931_original.py (keras -> tf.keras; its channels-first model not run: tideflow's CPU pools take NCHW, TF 1.15's refuse, by design) (reduced)
+    import numpy as np
+    # tensfa/tensfa SFData/StackOverflow s46501505_original.py (channels_first Conv2D with Keras 1's dim_ordering
+    # keyword; spectrograms 1366x96 -> 12x8; keras -> tf.keras) and s47842931_original.py (a conv encoder/decoder whose
+    # 28x28 input decodes to 32x32)
+    from tensorflow.keras import backend as K
+    from tensorflow.keras.models import Sequential, Model
+    from tensorflow.keras.layers import Conv2D, MaxPooling2D, Flatten, Dense, Dropout, Input, UpSampling2D
+    print(hasattr(K, 'set_image_dim_ordering'), K.image_data_format())
+    K.set_image_data_format('channels_first')
+    try:
+        model = Sequential()
+        model.add(Conv2D(4, kernel_size=(3, 3),activation='relu', padding="same", input_shape=(1, 12, 8)))
+        model.add(Conv2D(4, (3, 3), activation='relu', dim_ordering="th"))
+    except TypeError as e:
+        print('TypeError:', e)
+    model = Sequential()
+    model.add(Conv2D(4, kernel_size=(3, 3),activation='relu', padding="same", input_shape=(1, 12, 8)))
+    model.add(Conv2D(4, (3, 3), activation='relu'))
+    model.add(MaxPooling2D(pool_size=(2, 2)))
+    model.add(Flatten())
+    model.add(Dense(2, activation='softmax'))
+    print(model.output_shape, [l.output_shape for l in model.layers][:3])
+    K.set_image_data_format('channels_last')
+    tf.keras.backend.clear_session()
+    inputTensor = Input((28, 28, 1))
+    x = Conv2D(16, (3, 3), activation='relu', padding='same')(inputTensor)
+    x = Conv2D(8, (3, 3), activation='relu', padding='same')(x)
+    x = MaxPooling2D((2, 2), padding='same')(x)
+    x = Conv2D(8, (3, 3), activation='relu', padding='same')(x)
+    encoded_data = MaxPooling2D((2, 2), padding='same')(x)
+    encoder_model = Model(inputTensor,encoded_data)
+    print(encoder_model.output_shape)
+    encoded_input = Input((4,4,8))
+    x = Conv2D(8, (3, 3), activation='relu', padding='same')(encoded_input)
+    x = UpSampling2D((2, 2))(x)
+    x = Conv2D(8, (3, 3), activation='relu', padding='same')(x)
+    x = UpSampling2D((2, 2))(x)
+    x = Conv2D(16, (3, 3), activation='relu',padding='same')(x)
+    x = UpSampling2D((2, 2))(x)
+    decoded_data = Conv2D(1, (3, 3), activation='sigmoid', padding='same')(x)
+    decoder_model = Model(encoded_input, decoded_data)
+    print(decoder_model.output_shape)
+    try:
+        auto = Model(inputTensor, decoder_model(encoder_model(inputTensor)))
+    except ValueError as e:
+        print('ValueError:', str(e).splitlines()[0])
+
+    _printed(capsys, """\
+False channels_last
+TypeError: ('Keyword argument not understood:', 'dim_ordering')
+(None, 2) [(None, 4, 12, 8), (None, 4, 10, 6), (None, 4, 5, 3)]
+(None, 7, 7, 8)
+(None, 32, 32, 1)
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
