@@ -524,3 +524,7 @@ def test_negative_constant_in_a_partly_known_shape_pack_is_unknown():
     assert str(tf.broadcast_to(x, tf.stack([-2, sc])).shape) == "(2, 4)"
     with pytest.raises(ValueError, match="^Invalid value in tensor used for shape: -2"):
         tf.tile(x, [-2, 1])
+    y = tf.slice(x, [0, 0], tf.stack([-2, sc]))
+    assert str(y.shape) == "(?, ?)"
+    with pytest.raises(ValueError, match="^Invalid value in tensor used for shape: -3"):
+        tf.slice(x, [0, 0], tf.stack([1, -3]))

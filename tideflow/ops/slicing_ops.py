@@ -57,13 +57,15 @@ def _slice_shape(op):
     # past the end are left for the kernel to reject
     size_known = None not in size
     bad = [z for z in size if z is not None and z < -1]
-    if bad and size_known:  # (a partly known Pack reads a negative entry as unknown)  # (TF reads the sizes as a shape tensor: -1 is unknown, below it invalid)
+    # (TF reads the sizes as a shape tensor: -1 is unknown, below it invalid; a partly known
+    # Pack reads any negative entry as unknown)
+    if bad and size_known:
         raise ops.shape_tensor_error(f"Invalid value in tensor used for shape: {bad[0]}")
     out = []
     for i in range(n):
         d = None if s.ndims is None else s.dims[i].value
         b, z = begin[i], size[i]
-        if z is None or (z == -1 and not size_known):
+        if z is None or (z < 0 and not size_known):
             out.append(None)
         elif z == -1:
             if d is not None and b is not None and not 0 <= b <= d:
