@@ -2234,6 +2234,63 @@ TypeError: ('Keyword argument not understood:', 'dim_ordering')
 """)
 
 
+def test_string_in_feed_and_finalized_graph(capsys, tmp_path):
+    # Asher-1/AI ML/linearRegression/11_placeholder.py and mtanti/deeplearningtutorial tensorflow/01_-_Introduction_to_Tensorflow/04_-_Variably_sized_tensors.py (reduced)
+    import numpy as np
+    # Asher-1/AI ML/linearRegression/11_placeholder.py (a feed mixing a string into numbers) and
+    # mtanti/deeplearningtutorial tensorflow/01_-_Introduction_to_Tensorflow/04_-_Variably_sized_tensors.py
+    # (a finalized graph fed batches of several sizes)
+    A = tf.placeholder(tf.float32, shape=(None, 3))
+    B = A + 5
+    with tf.Session() as sess:
+        B_val_1 = B.eval(feed_dict={A: [[1, 2, 3]]})
+        try:
+            B_val_2 = B.eval(feed_dict={A: [["4", 5, 6], [7, 8, 9]]})
+        except Exception as e:
+            B_val_2 = None
+            print(type(e).__name__, e)
+    print(B_val_1)
+    print(B_val_2)
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float32, [None], 'a')
+        b = tf.placeholder(tf.float32, [None, 2], 'b')
+        g.finalize()
+        print(g.finalized)
+        with tf.Session() as s:
+            [ result ] = s.run([ a ], { a: [1.0] })
+            print(result)
+            [ result ] = s.run([ a ], { a: [1.0, 2.0, 3.0] })
+            print(result)
+            [ result ] = s.run([ b ], { b: [[1.0, 2.0]] })
+            print(result)
+            [ result ] = s.run([ b ], { b: [[1.0,2.0], [3.0,4.0], [5.0,6.0]] })
+            print(result)
+            try:
+                s.run(a + 1, {a: [1.0]})
+            except RuntimeError as e:
+                print('RuntimeError:', e)
+            try:
+                s.run(b, {b: [[1.0, 2.0], [3.0]]})
+            except Exception as e:
+                print(type(e).__name__, str(e).splitlines()[0])
+
+    _printed(capsys, """\
+[[6. 7. 8.]]
+[[ 9. 10. 11.]
+ [12. 13. 14.]]
+True
+[1.]
+[1. 2. 3.]
+[[1. 2.]]
+[[1. 2.]
+ [3. 4.]
+ [5. 6.]]
+RuntimeError: Graph is finalized and cannot be modified.
+ValueError setting an array element with a sequence.
+""")
+
+
 def test_interactive_session_runs_no_grappler():
     # TF 1.15's InteractiveSession sets graph_options.place_pruned_graph (and, given no config,
     # gpu_options.allow_growth); under place_pruned_graph TF runs no grappler pass: log(softmax)
