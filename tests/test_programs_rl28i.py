@@ -1,6 +1,6 @@
 """Reinforcement-learning programs tideflow had not seen, reduced as in ``test_programs_rl28.py``:
 OpenAI Baselines' PPO1 (pposgd_simple with its MlpPolicy, running mean/std filter, MpiAdam on flat
-gradients and tf_util helpers), for a Box and a Discrete action space."""
+gradients and tf_util helpers), for a Box and a Discrete action space, and keon's Keras double DQN."""
 # ruff: noqa
 
 import sys
@@ -537,6 +537,101 @@ def test_baselines_ppo1(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["baselines_ppo1"], 0)
 
 
+def test_keon_ddqn(capsys):
+    # keon/deep-q-learning ddqn.py (a Keras DQN agent: target model, Huber loss with K and tf.where, fit on single
+    # samples, save/load_weights to HDF5); keras as tf.keras, CartPole as FakeEnv
+    # keon/deep-q-learning ddqn.py (a Keras DQN agent with a target model, a Huber loss written with K and tf.where,
+    # model.fit on single samples, save/load_weights); keras as tf.keras, gym's CartPole as the NumPy FakeEnv
+    import random, tempfile, os
+    from collections import deque
+    Sequential, Dense, Adam = tf.keras.models.Sequential, tf.keras.layers.Dense, tf.keras.optimizers.Adam
+    K = tf.keras.backend
+    EPISODES = 3
+    class DQNAgent:
+        def __init__(self, state_size, action_size):
+            self.state_size = state_size
+            self.action_size = action_size
+            self.memory = deque(maxlen=2000)
+            self.gamma = 0.95    # discount rate
+            self.epsilon = 1.0  # exploration rate
+            self.epsilon_min = 0.01
+            self.epsilon_decay = 0.8
+            self.learning_rate = 0.001
+            self.model = self._build_model()
+            self.target_model = self._build_model()
+            self.update_target_model()
+        def _huber_loss(self, y_true, y_pred, clip_delta=1.0):
+            error = y_true - y_pred
+            cond  = K.abs(error) <= clip_delta
+            squared_loss = 0.5 * K.square(error)
+            quadratic_loss = 0.5 * K.square(clip_delta) + clip_delta * (K.abs(error) - clip_delta)
+            return K.mean(tf.where(cond, squared_loss, quadratic_loss))
+        def _build_model(self):
+            model = Sequential()
+            model.add(Dense(24, input_dim=self.state_size, activation='relu'))
+            model.add(Dense(24, activation='relu'))
+            model.add(Dense(self.action_size, activation='linear'))
+            model.compile(loss=self._huber_loss,
+                          optimizer=Adam(lr=self.learning_rate))
+            return model
+        def update_target_model(self):
+            self.target_model.set_weights(self.model.get_weights())
+        def memorize(self, state, action, reward, next_state, done):
+            self.memory.append((state, action, reward, next_state, done))
+        def act(self, state):
+            if np.random.rand() <= self.epsilon:
+                return random.randrange(self.action_size)
+            act_values = self.model.predict(state)
+            return np.argmax(act_values[0])  # returns action
+        def replay(self, batch_size):
+            minibatch = random.sample(self.memory, batch_size)
+            for state, action, reward, next_state, done in minibatch:
+                target = self.model.predict(state)
+                if done:
+                    target[0][action] = reward
+                else:
+                    t = self.target_model.predict(next_state)[0]
+                    target[0][action] = reward + self.gamma * np.amax(t)
+                self.model.fit(state, target, epochs=1, verbose=0)
+            if self.epsilon > self.epsilon_min:
+                self.epsilon *= self.epsilon_decay
+        def load(self, name):
+            self.model.load_weights(name)
+        def save(self, name):
+            self.model.save_weights(name)
+    random.seed(0); np.random.seed(0); tf.set_random_seed(0)
+    env = FakeEnv(obs_dim=4, act_dim=2, discrete=True, ep_len=8)
+    state_size = env.observation_space.shape[0]
+    action_size = env.action_space.n
+    agent = DQNAgent(state_size, action_size)
+    done = False
+    batch_size = 4
+    for e in range(EPISODES):
+        state = env.reset()
+        state = np.reshape(state, [1, state_size])
+        for time in range(500):
+            action = agent.act(state)
+            next_state, reward, done, _ = env.step(action)
+            next_state = np.reshape(next_state, [1, state_size])
+            agent.memorize(state, action, reward, next_state, done)
+            state = next_state
+            if done:
+                agent.update_target_model()
+                print("episode: {}/{}, score: {}, e: {:.2}"
+                      .format(e, EPISODES, time, agent.epsilon))
+                break
+            if len(agent.memory) > batch_size:
+                agent.replay(batch_size)
+        print(np.round(agent.model.predict(state), 5).tolist())
+    path = os.path.join(tempfile.mkdtemp(), 'cartpole-ddqn.h5')
+    agent.save(path)
+    agent2 = DQNAgent(state_size, action_size)
+    agent2.load(path)
+    print(np.round(agent2.model.predict(state), 5).tolist(), [w.name for w in agent2.model.weights])
+    K.clear_session()
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["keon_ddqn"], 0)
+
+
 # What TF 1.15 (tensorflow-cpu 1.15.0, NumPy 1.18) printed running each program (measured).
 _TF115_PRINTED = {
     'baselines_ppo1': [
@@ -580,5 +675,14 @@ _TF115_PRINTED = {
         'ev_tdlam_before -0.17281',
         'EpLenMean 6.0 EpRewMean -8.38064 EpThisIter 2',
         '[0.6916700005531311, 0.6914899945259094, 0.055560000240802765] [0.39934998750686646, 0.2843399941921234, 0.13219000399112701]',
+    ],
+    'keon_ddqn': [
+        'episode: 0/3, score: 7, e: 0.51',
+        '[[-0.1192300021648407, -0.826170027256012]]',
+        'episode: 1/3, score: 7, e: 0.11',
+        '[[-0.4833199977874756, -1.5761300325393677]]',
+        'episode: 2/3, score: 7, e: 0.023',
+        '[[-1.4185400009155273, -2.7839601039886475]]',
+        "[[-1.4185400009155273, -2.7839601039886475]] ['dense_6/kernel:0', 'dense_6/bias:0', 'dense_7/kernel:0', 'dense_7/bias:0', 'dense_8/kernel:0', 'dense_8/bias:0']",
     ],
 }
