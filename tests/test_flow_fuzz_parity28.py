@@ -96,6 +96,19 @@ def test_map_fn_and_scan_take_the_first_elems_row_count_statically():
         tf.map_fn(lambda e: e[0] * e[1], (tf.zeros([2, 3]), y), dtype=tf.float32)
 
 
+def test_sigmoid_gradient_of_a_scalar_takes_tfs_scalar_rounding():
+    # TF 1.15's SigmoidGrad rounds (dy * y) * (1 - y) outside its packets, so for a scalar
+    # (a cond's branch or a loop's value as much as a plain one); measured: 0x1.2785b0p-2
+    x = tf.placeholder(tf.float32, [])
+    p = tf.placeholder(tf.bool, [])
+    c = tf.cond(p, lambda: tf.sigmoid(x), lambda: tf.cos(x) * 0.9)
+    g1 = tf.gradients(tf.reduce_sum(tf.square(c)), [x])[0]
+    g2 = tf.gradients(tf.square(tf.sigmoid(x)), [x])[0]
+    with tf.Session() as s:
+        got = s.run([g1, g2], {x: 0.416, p: True})
+    assert [float(v).hex() for v in got] == ['0x1.2785b00000000p-2'] * 2
+
+
 # ---- the seeded control-flow fuzz run: tideflow against a float64 NumPy evaluation -----------
 
 N, D = 4, 3

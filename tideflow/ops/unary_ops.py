@@ -953,6 +953,8 @@ def _sigmoid_grad_kernel(y, dy):
             yt, dyt = y.reshape(-1)[-rest:], dy.reshape(-1)[-rest:]
             flat[-rest:] = (dyt * yt) * (y.dtype.type(1) - yt)
         return out
+    if np.ndim(y) == 0 and np.ndim(dy) == 0 and np.asarray(y).dtype.kind == "f":
+        return (dy * y) * (1 - y)  # a scalar is all tail: TF's scalar code
     return dy * (y * (1 - y))
 
 
