@@ -1,6 +1,6 @@
 """Reinforcement-learning programs tideflow had not seen, reduced as in ``test_programs_rl28.py``:
 Dopamine's implicit quantile agent (slim networks in make_template, quantile Huber loss, gather_nd
-targets, summaries under a variable scope) and jaromiru's Keras A3C."""
+targets, summaries under a variable scope), jaromiru's Keras A3C and MorvanZhou's continuous A3C."""
 # ruff: noqa
 
 import sys
@@ -429,6 +429,167 @@ def test_jaromiru_a3c(capsys):
     _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["jaromiru_a3c"], 0)
 
 
+@pytest.mark.usefixtures("fresh_graph")
+def test_mz_a3c_cont(capsys):
+    # MorvanZhou/Reinforcement-learning-with-tensorflow contents/10_A3C/A3C_continuous_action.py (global and local
+    # nets, contrib Normal, pull/push ops, RMSProp on the global params, a Coordinator joining one worker thread)
+    # MorvanZhou/Reinforcement-learning-with-tensorflow contents/10_A3C/A3C_continuous_action.py (global and local
+    # ACNets, tf.contrib.distributions.Normal, pull/push ops, RMSProp on the global params, a Coordinator and a
+    # worker thread); gym's Pendulum as the NumPy FakeEnv, one worker, episodes short
+    import threading, tempfile
+    global SESS, OPT_A, OPT_C, COORD, GLOBAL_RUNNING_R, GLOBAL_EP, N_S, N_A, A_BOUND  # (no-ops at module level)
+    N_WORKERS = 1
+    MAX_EP_STEP = 8
+    MAX_GLOBAL_EP = 3
+    GLOBAL_NET_SCOPE = 'Global_Net'
+    UPDATE_GLOBAL_ITER = 5
+    GAMMA = 0.9
+    ENTROPY_BETA = 0.01
+    LR_A = 0.0001    # learning rate for actor
+    LR_C = 0.001    # learning rate for critic
+    GLOBAL_RUNNING_R = []
+    GLOBAL_EP = 0
+    env = FakeEnv(obs_dim=3, act_dim=1)
+    N_S = env.observation_space.shape[0]
+    N_A = env.action_space.shape[0]
+    A_BOUND = [env.action_space.low, env.action_space.high]
+    class ACNet(object):
+        def __init__(self, scope, globalAC=None):
+            if scope == GLOBAL_NET_SCOPE:   # get global network
+                with tf.variable_scope(scope):
+                    self.s = tf.placeholder(tf.float32, [None, N_S], 'S')
+                    self._build_net()
+                    self.a_params = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + '/actor')
+                    self.c_params = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + '/critic')
+            else:   # local net, calculate losses
+                with tf.variable_scope(scope):
+                    self.s = tf.placeholder(tf.float32, [None, N_S], 'S')
+                    self.a_his = tf.placeholder(tf.float32, [None, N_A], 'A')
+                    self.v_target = tf.placeholder(tf.float32, [None, 1], 'Vtarget')
+                    mu, sigma, self.v = self._build_net()
+                    td = tf.subtract(self.v_target, self.v, name='TD_error')
+                    with tf.name_scope('c_loss'):
+                        self.c_loss = tf.reduce_mean(tf.square(td))
+                    with tf.name_scope('wrap_a_out'):
+                        mu, sigma = mu * A_BOUND[1], sigma + 1e-4
+                    normal_dist = tf.contrib.distributions.Normal(mu, sigma)
+                    with tf.name_scope('a_loss'):
+                        log_prob = normal_dist.log_prob(self.a_his)
+                        exp_v = log_prob * td
+                        entropy = tf.stop_gradient(normal_dist.entropy())  # encourage exploration
+                        self.exp_v = ENTROPY_BETA * entropy + exp_v
+                        self.a_loss = tf.reduce_mean(-self.exp_v)
+                    with tf.name_scope('choose_a'):  # use local params to choose action
+                        self.A = tf.clip_by_value(tf.squeeze(normal_dist.sample(1), axis=0), A_BOUND[0], A_BOUND[1])
+                    with tf.name_scope('local_grad'):
+                        self.a_params = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + '/actor')
+                        self.c_params = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope=scope + '/critic')
+                        self.a_grads = tf.gradients(self.a_loss, self.a_params)
+                        self.c_grads = tf.gradients(self.c_loss, self.c_params)
+                with tf.name_scope('sync'):
+                    with tf.name_scope('pull'):
+                        self.pull_a_params_op = [l_p.assign(g_p) for l_p, g_p in zip(self.a_params, globalAC.a_params)]
+                        self.pull_c_params_op = [l_p.assign(g_p) for l_p, g_p in zip(self.c_params, globalAC.c_params)]
+                    with tf.name_scope('push'):
+                        self.update_a_op = OPT_A.apply_gradients(zip(self.a_grads, globalAC.a_params))
+                        self.update_c_op = OPT_C.apply_gradients(zip(self.c_grads, globalAC.c_params))
+                print(self.A, log_prob, entropy, self.a_loss, self.pull_a_params_op[0], self.update_a_op.name, self.update_c_op.name)
+        def _build_net(self):
+            w_init = tf.random_normal_initializer(0., .1)
+            with tf.variable_scope('actor'):
+                l_a = tf.layers.dense(self.s, 20, tf.nn.relu6, kernel_initializer=w_init, name='la')
+                mu = tf.layers.dense(l_a, N_A, tf.nn.tanh, kernel_initializer=w_init, name='mu')
+                sigma = tf.layers.dense(l_a, N_A, tf.nn.softplus, kernel_initializer=w_init, name='sigma')
+            with tf.variable_scope('critic'):
+                l_c = tf.layers.dense(self.s, 10, tf.nn.relu6, kernel_initializer=w_init, name='lc')
+                v = tf.layers.dense(l_c, 1, kernel_initializer=w_init, name='v')  # state value
+            return mu, sigma, v
+        def update_global(self, feed_dict):  # run by a local
+            SESS.run([self.update_a_op, self.update_c_op], feed_dict)  # local grads applies to global net
+        def pull_global(self):  # run by a local
+            SESS.run([self.pull_a_params_op, self.pull_c_params_op])
+        def choose_action(self, s):  # run by a local
+            s = s[np.newaxis, :]
+            return SESS.run(self.A, {self.s: s})[0]
+    class Worker(object):
+        def __init__(self, name, globalAC):
+            self.env = FakeEnv(obs_dim=3, act_dim=1, ep_len=100)
+            self.name = name
+            self.AC = ACNet(name, globalAC)
+        def work(self):
+            global GLOBAL_RUNNING_R, GLOBAL_EP
+            total_step = 1
+            buffer_s, buffer_a, buffer_r = [], [], []
+            while not COORD.should_stop() and GLOBAL_EP < MAX_GLOBAL_EP:
+                s = self.env.reset()
+                ep_r = 0
+                for ep_t in range(MAX_EP_STEP):
+                    a = self.AC.choose_action(s)
+                    s_, r, done, info = self.env.step(a)
+                    done = True if ep_t == MAX_EP_STEP - 1 else False
+                    r /= 10     # normalize reward
+                    ep_r += r
+                    buffer_s.append(s)
+                    buffer_a.append(a)
+                    buffer_r.append(r)
+                    if total_step % UPDATE_GLOBAL_ITER == 0 or done:   # update global and assign to local net
+                        if done:
+                            v_s_ = 0   # terminal
+                        else:
+                            v_s_ = SESS.run(self.AC.v, {self.AC.s: s_[np.newaxis, :]})[0, 0]
+                        buffer_v_target = []
+                        for r in buffer_r[::-1]:    # reverse buffer r
+                            v_s_ = r + GAMMA * v_s_
+                            buffer_v_target.append(v_s_)
+                        buffer_v_target.reverse()
+                        buffer_s, buffer_a, buffer_v_target = np.vstack(buffer_s), np.vstack(buffer_a), np.vstack(buffer_v_target)
+                        feed_dict = {
+                            self.AC.s: buffer_s,
+                            self.AC.a_his: buffer_a,
+                            self.AC.v_target: buffer_v_target,
+                        }
+                        self.AC.update_global(feed_dict)
+                        buffer_s, buffer_a, buffer_r = [], [], []
+                        self.AC.pull_global()
+                    s = s_
+                    total_step += 1
+                    if done:
+                        if len(GLOBAL_RUNNING_R) == 0:  # record running episode reward
+                            GLOBAL_RUNNING_R.append(ep_r)
+                        else:
+                            GLOBAL_RUNNING_R.append(0.9 * GLOBAL_RUNNING_R[-1] + 0.1 * ep_r)
+                        print(
+                            self.name,
+                            "Ep:", GLOBAL_EP,
+                            "| Ep_r: %.5f" % GLOBAL_RUNNING_R[-1],
+                              )
+                        GLOBAL_EP += 1
+                        break
+    tf.set_random_seed(4); np.random.seed(4)
+    SESS = tf.Session()
+    with tf.device("/cpu:0"):
+        OPT_A = tf.train.RMSPropOptimizer(LR_A, name='RMSPropA')
+        OPT_C = tf.train.RMSPropOptimizer(LR_C, name='RMSPropC')
+        GLOBAL_AC = ACNet(GLOBAL_NET_SCOPE)  # we only need its params
+        workers = []
+        for i in range(N_WORKERS):
+            i_name = 'W_%i' % i   # worker name
+            workers.append(Worker(i_name, GLOBAL_AC))
+    COORD = tf.train.Coordinator()
+    SESS.run(tf.global_variables_initializer())
+    tf.summary.FileWriter(tempfile.mkdtemp(), SESS.graph)
+    worker_threads = []
+    for worker in workers:
+        job = lambda: worker.work()
+        t = threading.Thread(target=job)
+        t.start()
+        worker_threads.append(t)
+    COORD.join(worker_threads)
+    print(np.round(GLOBAL_RUNNING_R, 5).tolist(), [v.name for v in tf.global_variables()][-6:])
+    SESS.close()
+    _same(capsys.readouterr().out.splitlines(), _TF115_PRINTED["mz_a3c_cont"], 0)
+
+
 # What TF 1.15 (tensorflow-cpu 1.15.0, NumPy 1.18) printed running each program (measured).
 _TF115_PRINTED = {
     'dopamine_iqn': [
@@ -457,5 +618,12 @@ _TF115_PRINTED = {
         'Total R: -17.4049',
         'Total R: -25.7318',
         'RuntimeError: Graph is finalized and cannot be modified.',
+    ],
+    'mz_a3c_cont': [
+        'Tensor("W_0/choose_a/clip_by_value:0", shape=(?, 1), dtype=float32, device=/device:CPU:0) Tensor("W_0/Normal/log_prob/sub:0", shape=(?, 1), dtype=float32, device=/device:CPU:0) Tensor("W_0/a_loss/StopGradient:0", shape=(?, 1), dtype=float32, device=/device:CPU:0) Tensor("W_0/a_loss/Mean:0", shape=(), dtype=float32, device=/device:CPU:0) Tensor("sync/pull/Assign:0", shape=(3, 20), dtype=float32_ref, device=/device:CPU:0) sync/push/RMSPropA sync/push/RMSPropC',
+        'W_0 Ep: 0 | Ep_r: -1.12020',
+        'W_0 Ep: 1 | Ep_r: -1.14355',
+        'W_0 Ep: 2 | Ep_r: -1.16192',
+        "[-1.1202, -1.14355, -1.16192] ['Global_Net/critic/lc/bias/RMSPropC:0', 'Global_Net/critic/lc/bias/RMSPropC_1:0', 'Global_Net/critic/v/kernel/RMSPropC:0', 'Global_Net/critic/v/kernel/RMSPropC_1:0', 'Global_Net/critic/v/bias/RMSPropC:0', 'Global_Net/critic/v/bias/RMSPropC_1:0']",
     ],
 }
