@@ -92,3 +92,27 @@ def test_gradient_of_broadcast_softmax_xent_op_is_refused_as_tf():
                            r"SoftmaxCrossEntropyWithLogits.  Input index: 1. Original input "
                            r"shape: \(1, 4\).  Calculated input gradient shape: \(3, 4\)"):
             tf.gradients(loss, lg)
+
+
+def test_one_replica_takes_the_iterators_element_itself():
+    # TF 1.15 (MirroredStrategy on one device): the replica's inputs are IteratorGetNext's
+    # outputs, no Identity between; the one replica's value is its own MEAN
+    with tf.Graph().as_default():
+        strategy = tf.distribute.MirroredStrategy()
+        x = np.arange(12, dtype=np.float32).reshape(4, 3)
+        with strategy.scope():
+            it = strategy.make_dataset_iterator(tf.data.Dataset.from_tensor_slices(x).batch(2))
+            w = tf.Variable(tf.ones([3, 1]), name="w")
+            seen = []
+
+            def step(xx):
+                seen.append(xx)
+                return tf.reduce_sum(tf.matmul(xx, w))
+
+            mean = strategy.reduce(tf.distribute.ReduceOp.MEAN,
+                                   strategy.experimental_run(step, it))
+        assert seen[0].op.type == "IteratorGetNext"
+        assert mean.name == "Sum:0"
+        with tf.Session() as s:
+            s.run([tf.global_variables_initializer(), it.initialize()])
+            assert s.run(mean) == 15.0

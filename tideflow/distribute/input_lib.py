@@ -30,7 +30,7 @@ def _split(t, i, n):
     from tideflow.ops import array_ops, math_ops
 
     if n == 1:
-        return array_ops.identity(t)
+        return t  # (TF 1.15 hands one replica the iterator's element itself: no op)
     b = array_ops.shape(t, out_type="int32")[0]
     chunk = (b + (n - 1)) // n
     start = math_ops.minimum(i * chunk, b)
