@@ -7,7 +7,7 @@ practical_seq2seq's second embedding_rnn_seq2seq deep-copies the cell the first 
 TF 1.15 fails there (a TypeError from pickling the graph's lock), and so does tideflow while
 the cell holds a tensor (its keep-prob placeholder); a cell holding only variables tideflow
 copies unbuilt (its 0.x-program leniency)."""
-# ruff: noqa: C417, F821, F841, I001, RUF059, UP004, UP030, UP031, UP032
+# ruff: noqa: BLE001, C417, F821, F841, I001, RUF059, UP004, UP030, UP031, UP032
 
 import numpy as np
 import pytest
@@ -302,6 +302,33 @@ def test_signal_graphs(capsys):
     assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["signal_graphs"]
 
 
+def test_signal_graphs_more(capsys):
+    # tf.signal (tf.contrib.signal, tf.spectral) mel matrix, MFCCs, overlap_and_add, inverse_stft_window_fn, stft/inverse_stft, windows and (i)dct build TF 1.15's graphs op for op: result names and the op seed (seed2) of the next random op
+    tf.set_random_seed(1)
+    s = tf.placeholder(tf.float32, [None, None, 10])
+    sig = tf.placeholder(tf.float32, [None, None])
+    for name, f in [('mel', lambda: tf.contrib.signal.linear_to_mel_weight_matrix(10, 33, 8000, 80., 3000.)),
+                    ('mfcc', lambda: tf.contrib.signal.mfccs_from_log_mel_spectrograms(s)),
+                    ('oa', lambda: tf.contrib.signal.overlap_and_add(tf.zeros([2, 5, 8]), 3)),
+                    ('oa2', lambda: tf.contrib.signal.overlap_and_add(s, 4)),
+                    ('iswf', lambda: tf.contrib.signal.inverse_stft_window_fn(16)(64, tf.float32)),
+                    ('istft2', lambda: tf.contrib.signal.inverse_stft(tf.zeros([1, 5, 33], tf.complex64), 64, 16, 64, window_fn=tf.contrib.signal.inverse_stft_window_fn(16))),
+                    ('stft_pe', lambda: tf.contrib.signal.stft(sig, 50, 20, pad_end=True)),
+                    ('istft3', lambda: tf.contrib.signal.inverse_stft(tf.zeros([1, 5, 33], tf.complex64), 50, 16)),
+                    ('hann', lambda: tf.contrib.signal.hann_window(20)),
+                    ('dct', lambda: tf.spectral.dct(s)),
+                    ('dct_ortho', lambda: tf.spectral.dct(s, n=8, norm='ortho')),
+                    ('idct', lambda: tf.spectral.idct(s, type=3, norm='ortho')),
+                    ('mfccs_sig', lambda: tf.signal.mfccs_from_log_mel_spectrograms(tf.log(tf.tensordot(tf.abs(tf.signal.stft(sig, 32, 8)), tf.signal.linear_to_mel_weight_matrix(8, 17, 8000), 1) + 1e-6)))]:
+        try:
+            t = f()
+            r = tf.random_normal([2])
+            print(name, t.name, t.shape, r.op.inputs[0].op.inputs[0].op.get_attr('seed2'))
+        except Exception as e:
+            print(name, type(e).__name__, e)
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["signal_graphs_more"]
+
+
 def test_griffin_lim(capsys):
     # Rayhane-mamah/Tacotron-2 datasets/audio.py (inv_linear_spectrogram_tensorflow, _griffin_lim_tensorflow, _stft_tensorflow, _istft_tensorflow, _denormalize_tensorflow, _db_to_amp_tensorflow) + keithito/tacotron util/audio.py's tf forms, and a tf.contrib.signal log-mel / MFCC front end (stft, linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms, frame, overlap_and_add), sizes shrunk; compared to 1e-5: the FFTs round in the last digits as TF's do not
     class hparams:
@@ -417,6 +444,22 @@ _TF115_PRINTED = {
         "frame frame_1/Reshape_4:0 (?, ?, 32) 278",
         "frame_known frame_2/Reshape_4:0 (2, 6, 30) 352",
         "istft inverse_stft/overlap_and_add/strided_slice_4:0 (1, 128) 478",
+    ],
+
+    "signal_graphs_more": [
+        "mel linear_to_mel_weight_matrix:0 (33, 10) 128",
+        "mfcc mfccs_from_log_mel_spectrograms/mul_1:0 (?, ?, 10) 168",
+        "oa overlap_and_add/strided_slice_4:0 (2, 20) 266",
+        "oa2 overlap_and_add_1/strided_slice_4:0 (?, ?) 363",
+        "iswf inverse_stft_window_fn_1/truediv:0 (64,) 419",
+        "istft2 inverse_stft/overlap_and_add/strided_slice_4:0 (1, 128) 571",
+        "stft_pe stft/rfft:0 (?, ?, 33) 707",
+        "istft3 inverse_stft_1/overlap_and_add/strided_slice_4:0 (1, 114) 837",
+        "hann hann_window/sub_2:0 (20,) 867",
+        "dct dct/Real_1:0 (?, ?, 10) 901",
+        "dct_ortho dct_1/mul_6:0 (?, ?, 8) 950",
+        "idct dct_2/mul_6:0 (?, ?, 10) 995",
+        "mfccs_sig mfccs_from_log_mel_spectrograms_1/mul_1:0 (?, ?, 8) 1281",
     ],
 
     "griffin_lim": [

@@ -271,26 +271,27 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
 
 def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
     """A window function for :func:`inverse_stft` that undoes ``forward_window_fn``'s
-    overlap-added squared gain."""
+    overlap-added squared gain (TF 1.15's ops: ``frame_step`` converted in a scope of its own
+    when the function is made, the window in a second scope when it is called)."""
+    with ops.name_scope(name, "inverse_stft_window_fn", [forward_window_fn]):
+        frame_step = ops.convert_to_tensor(frame_step, name="frame_step")
+        frame_step.get_shape().assert_has_rank(0)
 
-    def inverse_fn(frame_length, dtype):
+    def inverse_stft_window_fn_inner(frame_length, dtype):
         with ops.name_scope(name, "inverse_stft_window_fn", [forward_window_fn]):
-            fl = _int_value(frame_length, "frame_length", "inverse_stft_window_fn")
-            step = _int_value(frame_step, "frame_step", "inverse_stft_window_fn")
-            if fl is None or step is None:
-                raise ValueError("inverse_stft_window_fn: frame_length and frame_step must be "
-                                 "constant")
-            window = forward_window_fn(fl, dtype=dtype)
-            denom = math_ops.square(window)
-            overlaps = -(-fl // step)
-            denom = pad_ops.pad(denom, [(0, overlaps * step - fl)])
-            denom = array_ops.reshape(denom, [overlaps, step])
+            frame_length = ops.convert_to_tensor(frame_length, name="frame_length")
+            frame_length.get_shape().assert_has_rank(0)
+            forward_window = forward_window_fn(frame_length, dtype=dtype)
+            denom = math_ops.square(forward_window)
+            overlaps = -(-frame_length // frame_step)  # ceiling division
+            denom = pad_ops.pad(denom, [(0, overlaps * frame_step - frame_length)])
+            denom = array_ops.reshape(denom, [overlaps, frame_step])
             denom = reduction_ops.reduce_sum(denom, 0, keepdims=True)
             denom = pad_ops.tile(denom, [overlaps, 1])
-            denom = array_ops.reshape(denom, [overlaps * step])
-            return window / denom[:fl]
+            denom = array_ops.reshape(denom, [overlaps * frame_step])
+            return forward_window / denom[:frame_length]
 
-    return inverse_fn
+    return inverse_stft_window_fn_inner
 
 
 def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window,
@@ -390,6 +391,9 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
         lower, center, upper = edges[:-2][None], edges[1:-1][None], edges[2:][None]
         if isinstance(bins, ops.Tensor):  # the spectrogram size known only at run time
             return _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype, scope)
+        if dtype in (dtypes.float32, dtypes.float64):
+            return _tf_mel_weights(num_mel_bins, bins, sample_rate, lower_edge_hertz,
+                                   upper_edge_hertz, dtype, scope)
         freqs = np.linspace(t(0), nyquist, bins, dtype=t)[1:]
         spec_mel = _hz_to_mel(freqs).astype(t)[:, None]
         lower_slopes = (spec_mel - lower) / (center - lower)
@@ -397,6 +401,35 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
         w = np.maximum(t(0), np.minimum(lower_slopes, upper_slopes)).astype(t)
         w = np.pad(w, [(1, 0), (0, 0)]).astype(dtype.as_numpy_dtype)
         return ops.convert_to_tensor(w, dtype, name=scope)  # named as the scope, as TF's pad
+
+
+def _tf_mel_weights(num_mel_bins, bins, sample_rate, lower_edge_hertz, upper_edge_hertz, dtype,
+                    name):
+    """TF 1.15's mel weight matrix op for op (linspace, hertz_to_mel, frame, split): its op
+    count sets the op seed of every random op made after it."""
+    def hertz_to_mel(f):
+        with ops.name_scope(None, "hertz_to_mel", [f]):
+            f = ops.convert_to_tensor(f)
+            return _MEL_HIGH_Q * math_ops.log(1.0 + (f / _MEL_BREAK_HZ))
+
+    from tideflow.ops.concat_ops import split
+
+    sample_rate = ops.convert_to_tensor(sample_rate, dtype, name="sample_rate")
+    lower_edge_hertz = ops.convert_to_tensor(lower_edge_hertz, dtype, name="lower_edge_hertz")
+    upper_edge_hertz = ops.convert_to_tensor(upper_edge_hertz, dtype, name="upper_edge_hertz")
+    zero = ops.convert_to_tensor(0.0, dtype)
+    nyquist_hertz = sample_rate / 2.0
+    linear_frequencies = range_ops.linspace(zero, nyquist_hertz, bins)[1:]
+    spectrogram_bins_mel = array_ops.expand_dims(hertz_to_mel(linear_frequencies), 1)
+    band_edges_mel = frame(range_ops.linspace(hertz_to_mel(lower_edge_hertz),
+                                              hertz_to_mel(upper_edge_hertz),
+                                              num_mel_bins + 2), frame_length=3, frame_step=1)
+    lower_edge_mel, center_mel, upper_edge_mel = tuple(
+        array_ops.reshape(t, [1, num_mel_bins]) for t in split(band_edges_mel, 3, axis=1))
+    lower_slopes = (spectrogram_bins_mel - lower_edge_mel) / (center_mel - lower_edge_mel)
+    upper_slopes = (upper_edge_mel - spectrogram_bins_mel) / (upper_edge_mel - center_mel)
+    mel_weights_matrix = math_ops.maximum(zero, math_ops.minimum(lower_slopes, upper_slopes))
+    return pad_ops.pad(mel_weights_matrix, [[1, 0], [0, 0]], name=name)
 
 
 def _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype, name):
@@ -478,8 +511,43 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
             length = n
         if type == 1 and length < 2:
             raise ValueError("dct: the Type-I DCT requires at least 2 points")
+        if type in (1, 2, 3) and x.dtype.base_dtype == dtypes.float32:
+            return _tf_dct(x, type, length, norm)
         m = ops.convert_to_tensor(_dct_matrix(length, type, norm, x.dtype.as_numpy_dtype))
         return linalg_ops.tensordot(x, m, [[shape.ndims - 1], [0]])
+
+
+def _tf_dct(input, dct_type, axis_dim, norm):
+    """TF 1.15's DCT of a float32 input of known size, op for op through the RFFT: its op
+    count sets the op seed of every random op made after it (MFCC front ends)."""
+    axis_dim_float = cast_ops.cast(axis_dim, dtypes.float32)
+    if dct_type == 1:
+        dct1_input = concat([input, input[..., -2:0:-1]], axis=-1)
+        return math_ops.real(fft_ops.rfft(dct1_input))
+    if dct_type == 2:
+        scale = 2.0 * math_ops.exp(math_ops.complex(
+            0.0, -range_ops.range(axis_dim_float) * math.pi * 0.5 / axis_dim_float))
+        dct2 = math_ops.real(
+            fft_ops.rfft(input, fft_length=[2 * axis_dim])[..., :axis_dim] * scale)
+        if norm == "ortho":
+            n1 = 0.5 * math_ops.rsqrt(axis_dim_float)
+            n2 = n1 * math_ops.sqrt(2.0)
+            weights = pad_ops.pad(array_ops.expand_dims(n1, 0), [[0, axis_dim - 1]],
+                                  constant_values=n2)
+            dct2 *= weights
+        return dct2
+    if norm == "ortho":
+        n1 = math_ops.sqrt(axis_dim_float)
+        n2 = n1 * math_ops.sqrt(0.5)
+        weights = pad_ops.pad(array_ops.expand_dims(n1, 0), [[0, axis_dim - 1]],
+                              constant_values=n2)
+        input *= weights
+    else:
+        input *= axis_dim_float
+    scale = 2.0 * math_ops.exp(math_ops.complex(
+        0.0, range_ops.range(axis_dim_float) * math.pi * 0.5 / axis_dim_float))
+    return math_ops.real(fft_ops.irfft(scale * math_ops.complex(input, 0.0),
+                                       fft_length=[2 * axis_dim]))[..., :axis_dim]
 
 
 def _dct_dynamic(x, dct_type, n, norm):
@@ -530,8 +598,8 @@ def idct(input, type=2, n=None, axis=-1, norm=None, name=None):
     """The inverse DCT: :func:`dct` of the inverse type (II <-> III; I and IV are their own),
     exact inverse when ``norm="ortho"``, else scaled by ``2N`` (``2(N-1)`` for type I)."""
     _validate_dct(input, type, n, axis, norm, "idct")
-    with ops.name_scope(name, "idct", [input]):
-        return dct(input, type=_INVERSE[type], n=n, axis=axis, norm=norm)
+    # (TF 1.15 opens no scope of its own: the ops are named under 'dct')
+    return dct(input, type=_INVERSE[type], n=n, axis=axis, norm=norm, name=name)
 
 
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
@@ -545,6 +613,8 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
         num = shape[-1].value
         if num < 1:
             raise ValueError(f"num_mel_bins must be positive. Got: {x}")  # TF 1.15's words
+        if x.dtype.base_dtype == dtypes.float32:  # TF 1.15's ops: rsqrt(cast(bins) * 2)
+            return dct(x, type=2) * math_ops.rsqrt(cast_ops.cast(num, dtypes.float32) * 2.0)
         return dct(x, type=2) * (1.0 / math.sqrt(2.0 * num))
 
 
