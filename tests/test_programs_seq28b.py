@@ -1,9 +1,9 @@
-"""TF 1.x attention sequence-to-sequence programs (two Tacotrons, tensorflow/nmt) tideflow had not seen, reduced to standalone forms with small synthetic data
+"""TF 1.x attention sequence-to-sequence programs (two Tacotrons, JayParks/tf-seq2seq) tideflow had not seen, reduced to standalone forms with small synthetic data
 (API calls, graph structure and training loops kept; sizes and step counts shrunk; the
 repository and path named in each test's first comment). Each prints what TF 1.15
 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured),
 compared line by line."""
-# ruff: noqa: F841, I001, RUF012, RUF059, SIM117, UP008, UP031, UP032, UP039
+# ruff: noqa: C408, F841, I001, RUF012, RUF059, SIM117, SIM210, UP004, UP008, UP031, UP032, UP039
 
 import numpy as np
 import pytest
@@ -515,6 +515,204 @@ def test_rayhane_tacotron2(capsys):
     assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["rayhane_tacotron2"]
 
 
+def test_jayparks_seq2seq(capsys, tmp_path):
+    # JayParks/tf-seq2seq seq2seq_model.py (Seq2SeqModel: multi-layer residual encoder, Bahdanau attention with cell_input_fn input feeding, attention_layer_size, alignment over a MultiRNNCell's top layer, output projection Dense, sequence_loss, BeamSearchDecoder decode with tile_batch), sizes shrunk, random data
+    import math, os
+    seq2seq = tf.contrib.seq2seq
+    from_nn = tf.nn
+    LSTMCell = tf.contrib.rnn.LSTMCell; GRUCell = tf.contrib.rnn.GRUCell; MultiRNNCell = tf.contrib.rnn.MultiRNNCell
+    DropoutWrapper = tf.contrib.rnn.DropoutWrapper; ResidualWrapper = tf.contrib.rnn.ResidualWrapper
+    Dense = tf.layers.Dense
+    class Seq2SeqModel(object):
+        def __init__(self, config, mode):
+            assert mode.lower() in ['train', 'decode']
+            self.config = config
+            self.mode = mode.lower()
+            self.cell_type = config['cell_type']; self.hidden_units = config['hidden_units']; self.depth = config['depth']
+            self.attention_type = config['attention_type']; self.embedding_size = config['embedding_size']
+            self.num_encoder_symbols = config['num_encoder_symbols']; self.num_decoder_symbols = config['num_decoder_symbols']
+            self.use_residual = config['use_residual']; self.attn_input_feeding = config['attn_input_feeding']; self.use_dropout = config['use_dropout']
+            self.keep_prob = 1.0 - config['dropout_rate']
+            self.optimizer = config['optimizer']; self.learning_rate = config['learning_rate']; self.max_gradient_norm = config['max_gradient_norm']
+            self.global_step = tf.Variable(0, trainable=False, name='global_step')
+            self.global_epoch_step = tf.Variable(0, trainable=False, name='global_epoch_step')
+            self.global_epoch_step_op = tf.assign(self.global_epoch_step, self.global_epoch_step+1)
+            self.dtype = tf.float32
+            self.keep_prob_placeholder = tf.placeholder(self.dtype, shape=[], name='keep_prob')
+            self.use_beamsearch_decode = False
+            if self.mode == 'decode':
+                self.beam_width = config['beam_width']
+                self.use_beamsearch_decode = True if self.beam_width > 1 else False
+                self.max_decode_step = config['max_decode_step']
+            self.build_model()
+        def build_model(self):
+            print("building model..")
+            self.init_placeholders()
+            self.build_encoder()
+            self.build_decoder()
+            self.summary_op = tf.summary.merge_all()
+        def init_placeholders(self):
+            self.encoder_inputs = tf.placeholder(dtype=tf.int32, shape=(None, None), name='encoder_inputs')
+            self.encoder_inputs_length = tf.placeholder(dtype=tf.int32, shape=(None,), name='encoder_inputs_length')
+            self.batch_size = tf.shape(self.encoder_inputs)[0]
+            if self.mode == 'train':
+                self.decoder_inputs = tf.placeholder(dtype=tf.int32, shape=(None, None), name='decoder_inputs')
+                self.decoder_inputs_length = tf.placeholder(dtype=tf.int32, shape=(None,), name='decoder_inputs_length')
+                decoder_start_token = tf.ones(shape=[self.batch_size, 1], dtype=tf.int32) * 1
+                decoder_end_token = tf.ones(shape=[self.batch_size, 1], dtype=tf.int32) * 2
+                self.decoder_inputs_train = tf.concat([decoder_start_token, self.decoder_inputs], axis=1)
+                self.decoder_inputs_length_train = self.decoder_inputs_length + 1
+                self.decoder_targets_train = tf.concat([self.decoder_inputs, decoder_end_token], axis=1)
+        def build_encoder(self):
+            print("building encoder..")
+            with tf.variable_scope('encoder'):
+                self.encoder_cell = self.build_encoder_cell()
+                initializer = tf.random_uniform_initializer(-math.sqrt(3), math.sqrt(3), dtype=self.dtype)
+                self.encoder_embeddings = tf.get_variable(name='embedding', shape=[self.num_encoder_symbols, self.embedding_size], initializer=initializer, dtype=self.dtype)
+                self.encoder_inputs_embedded = tf.nn.embedding_lookup(params=self.encoder_embeddings, ids=self.encoder_inputs)
+                input_layer = Dense(self.hidden_units, dtype=self.dtype, name='input_projection')
+                self.encoder_inputs_embedded = input_layer(self.encoder_inputs_embedded)
+                self.encoder_outputs, self.encoder_last_state = tf.nn.dynamic_rnn(cell=self.encoder_cell, inputs=self.encoder_inputs_embedded, sequence_length=self.encoder_inputs_length, dtype=self.dtype, time_major=False)
+        def build_decoder(self):
+            print("building decoder and attention..")
+            with tf.variable_scope('decoder'):
+                self.decoder_cell, self.decoder_initial_state = self.build_decoder_cell()
+                initializer = tf.random_uniform_initializer(-math.sqrt(3), math.sqrt(3), dtype=self.dtype)
+                self.decoder_embeddings = tf.get_variable(name='embedding', shape=[self.num_decoder_symbols, self.embedding_size], initializer=initializer, dtype=self.dtype)
+                input_layer = Dense(self.hidden_units, dtype=self.dtype, name='input_projection')
+                output_layer = Dense(self.num_decoder_symbols, name='output_projection')
+                if self.mode == 'train':
+                    self.decoder_inputs_embedded = tf.nn.embedding_lookup(params=self.decoder_embeddings, ids=self.decoder_inputs_train)
+                    self.decoder_inputs_embedded = input_layer(self.decoder_inputs_embedded)
+                    training_helper = seq2seq.TrainingHelper(inputs=self.decoder_inputs_embedded, sequence_length=self.decoder_inputs_length_train, time_major=False, name='training_helper')
+                    training_decoder = seq2seq.BasicDecoder(cell=self.decoder_cell, helper=training_helper, initial_state=self.decoder_initial_state, output_layer=output_layer)
+                    max_decoder_length = tf.reduce_max(self.decoder_inputs_length_train)
+                    (self.decoder_outputs_train, self.decoder_last_state_train, self.decoder_outputs_length_train) = (seq2seq.dynamic_decode(decoder=training_decoder, output_time_major=False, impute_finished=True, maximum_iterations=max_decoder_length))
+                    self.decoder_logits_train = tf.identity(self.decoder_outputs_train.rnn_output)
+                    self.decoder_pred_train = tf.argmax(self.decoder_logits_train, axis=-1, name='decoder_pred_train')
+                    masks = tf.sequence_mask(lengths=self.decoder_inputs_length_train, maxlen=max_decoder_length, dtype=self.dtype, name='masks')
+                    self.loss = seq2seq.sequence_loss(logits=self.decoder_logits_train, targets=self.decoder_targets_train, weights=masks, average_across_timesteps=True, average_across_batch=True)
+                    tf.summary.scalar('loss', self.loss)
+                    self.init_optimizer()
+                elif self.mode == 'decode':
+                    start_tokens = tf.ones([self.batch_size,], tf.int32) * 1
+                    end_token = 2
+                    def embed_and_input_proj(inputs):
+                        return input_layer(tf.nn.embedding_lookup(self.decoder_embeddings, inputs))
+                    if not self.use_beamsearch_decode:
+                        decoding_helper = seq2seq.GreedyEmbeddingHelper(start_tokens=start_tokens, end_token=end_token, embedding=embed_and_input_proj)
+                        inference_decoder = seq2seq.BasicDecoder(cell=self.decoder_cell, helper=decoding_helper, initial_state=self.decoder_initial_state, output_layer=output_layer)
+                    else:
+                        inference_decoder = seq2seq.BeamSearchDecoder(cell=self.decoder_cell, embedding=embed_and_input_proj, start_tokens=start_tokens, end_token=end_token, initial_state=self.decoder_initial_state, beam_width=self.beam_width, output_layer=output_layer)
+                    (self.decoder_outputs_decode, self.decoder_last_state_decode, self.decoder_outputs_length_decode) = (seq2seq.dynamic_decode(decoder=inference_decoder, output_time_major=False, maximum_iterations=self.max_decode_step))
+                    if not self.use_beamsearch_decode:
+                        self.decoder_pred_decode = tf.expand_dims(self.decoder_outputs_decode.sample_id, -1)
+                    else:
+                        self.decoder_pred_decode = self.decoder_outputs_decode.predicted_ids
+        def build_single_cell(self):
+            cell_type = LSTMCell
+            if (self.cell_type.lower() == 'gru'):
+                cell_type = GRUCell
+            cell = cell_type(self.hidden_units)
+            if self.use_dropout:
+                cell = DropoutWrapper(cell, dtype=self.dtype, output_keep_prob=self.keep_prob_placeholder,)
+            if self.use_residual:
+                cell = ResidualWrapper(cell)
+            return cell
+        def build_encoder_cell(self):
+            return MultiRNNCell([self.build_single_cell() for i in range(self.depth)])
+        def build_decoder_cell(self):
+            encoder_outputs = self.encoder_outputs
+            encoder_last_state = self.encoder_last_state
+            encoder_inputs_length = self.encoder_inputs_length
+            if self.use_beamsearch_decode:
+                print("use beamsearch decoding..")
+                encoder_outputs = seq2seq.tile_batch(self.encoder_outputs, multiplier=self.beam_width)
+                encoder_last_state = tf.contrib.framework.nest.map_structure(lambda s: seq2seq.tile_batch(s, self.beam_width), self.encoder_last_state)
+                encoder_inputs_length = seq2seq.tile_batch(self.encoder_inputs_length, multiplier=self.beam_width)
+            self.attention_mechanism = seq2seq.BahdanauAttention(num_units=self.hidden_units, memory=encoder_outputs, memory_sequence_length=encoder_inputs_length,)
+            if self.attention_type.lower() == 'luong':
+                self.attention_mechanism = seq2seq.LuongAttention(num_units=self.hidden_units, memory=encoder_outputs, memory_sequence_length=encoder_inputs_length,)
+            self.decoder_cell_list = [self.build_single_cell() for i in range(self.depth)]
+            decoder_initial_state = encoder_last_state
+            def attn_decoder_input_fn(inputs, attention):
+                if not self.attn_input_feeding:
+                    return inputs
+                _input_layer = Dense(self.hidden_units, dtype=self.dtype, name='attn_input_feeding')
+                return _input_layer(tf.concat([inputs, attention], -1))
+            self.decoder_cell_list[-1] = seq2seq.AttentionWrapper(cell=self.decoder_cell_list[-1], attention_mechanism=self.attention_mechanism, attention_layer_size=self.hidden_units, cell_input_fn=attn_decoder_input_fn, initial_cell_state=encoder_last_state[-1], alignment_history=False, name='Attention_Wrapper')
+            batch_size = self.batch_size if not self.use_beamsearch_decode else self.batch_size * self.beam_width
+            initial_state = [state for state in encoder_last_state]
+            initial_state[-1] = self.decoder_cell_list[-1].zero_state(batch_size=batch_size, dtype=self.dtype)
+            decoder_initial_state = tuple(initial_state)
+            return MultiRNNCell(self.decoder_cell_list), decoder_initial_state
+        def init_optimizer(self):
+            print("setting optimizer..")
+            trainable_params = tf.trainable_variables()
+            if self.optimizer.lower() == 'adadelta':
+                self.opt = tf.train.AdadeltaOptimizer(learning_rate=self.learning_rate)
+            elif self.optimizer.lower() == 'adam':
+                self.opt = tf.train.AdamOptimizer(learning_rate=self.learning_rate)
+            elif self.optimizer.lower() == 'rmsprop':
+                self.opt = tf.train.RMSPropOptimizer(learning_rate=self.learning_rate)
+            else:
+                self.opt = tf.train.GradientDescentOptimizer(learning_rate=self.learning_rate)
+            gradients = tf.gradients(self.loss, trainable_params)
+            clip_gradients, _ = tf.clip_by_global_norm(gradients, self.max_gradient_norm)
+            self.updates = self.opt.apply_gradients(zip(clip_gradients, trainable_params), global_step=self.global_step)
+        def check_feeds(self, encoder_inputs, encoder_inputs_length, decoder_inputs, decoder_inputs_length, decode):
+            input_batch_size = encoder_inputs.shape[0]
+            if input_batch_size != encoder_inputs_length.shape[0]:
+                raise ValueError("Encoder inputs and their lengths must be equal in their batch_size, %d != %d" % (input_batch_size, encoder_inputs_length.shape[0]))
+            input_feed = {}
+            input_feed[self.encoder_inputs.name] = encoder_inputs
+            input_feed[self.encoder_inputs_length.name] = encoder_inputs_length
+            if not decode:
+                input_feed[self.decoder_inputs.name] = decoder_inputs
+                input_feed[self.decoder_inputs_length.name] = decoder_inputs_length
+            return input_feed
+        def train(self, sess, encoder_inputs, encoder_inputs_length, decoder_inputs, decoder_inputs_length):
+            input_feed = self.check_feeds(encoder_inputs, encoder_inputs_length, decoder_inputs, decoder_inputs_length, False)
+            input_feed[self.keep_prob_placeholder.name] = self.keep_prob
+            output_feed = [self.updates, self.loss, self.summary_op]
+            outputs = sess.run(output_feed, input_feed)
+            return outputs[1], outputs[2]
+        def predict(self, sess, encoder_inputs, encoder_inputs_length):
+            input_feed = self.check_feeds(encoder_inputs, encoder_inputs_length, decoder_inputs=None, decoder_inputs_length=None, decode=True)
+            input_feed[self.keep_prob_placeholder.name] = 1.0
+            output_feed = [self.decoder_pred_decode]
+            outputs = sess.run(output_feed, input_feed)
+            return outputs[0]
+    config = dict(cell_type='lstm', hidden_units=6, depth=2, attention_type='bahdanau', embedding_size=5, num_encoder_symbols=12, num_decoder_symbols=10,
+                  use_residual=True, attn_input_feeding=True, use_dropout=True, dropout_rate=0.0, optimizer='adam', learning_rate=0.01, max_gradient_norm=1.0, beam_width=3, max_decode_step=6)
+    rng = np.random.RandomState(2)
+    ei = rng.randint(3, 12, size=(3, 5)).astype(np.int32); el = np.array([5, 3, 4], np.int32)
+    di = rng.randint(3, 10, size=(3, 4)).astype(np.int32); dl = np.array([4, 2, 3], np.int32)
+
+    ckdir = str(tmp_path)
+    with tf.Graph().as_default():
+        tf.set_random_seed(5)
+        model = Seq2SeqModel(config, 'train')
+        print(model.loss, model.decoder_logits_train, len(tf.trainable_variables()))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for i in range(5):
+                l, s = model.train(sess, ei, el, di, dl)
+                print('step %d loss %.5f' % (i, l))
+            saver.save(sess, os.path.join(ckdir, 'translate.ckpt'))
+    for mode_cfg in [dict(beam_width=3), dict(beam_width=1)]:
+        with tf.Graph().as_default():
+            cfg = dict(config, **mode_cfg)
+            model = Seq2SeqModel(cfg, 'decode')
+            saver = tf.train.Saver()
+            with tf.Session() as sess:
+                saver.restore(sess, os.path.join(ckdir, 'translate.ckpt'))
+                p = model.predict(sess, ei, el)
+                print(p.shape, p[:, :, 0].tolist())
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["jayparks_seq2seq"]
+
+
 
 # What TF 1.15 (tensorflow-cpu 1.15.0) printed running each program (measured).
 _TF115_PRINTED = {
@@ -561,6 +759,28 @@ _TF115_PRINTED = {
         "Step     5 [loss=1.21341, before=0.53445, stop=0.67895, lr=0.00758]",
         "Step     6 [loss=1.16809, before=0.49272, stop=0.67536, lr=0.00660]",
         "(2, 5, 4) [0.09350000321865082, 0.5493000149726868, 0.3571000099182129, 0.0, 0.0] [4, 1]",
+    ],
+
+    "jayparks_seq2seq": [
+        "building model..",
+        "building encoder..",
+        "building decoder and attention..",
+        "setting optimizer..",
+        "Tensor(\"decoder/sequence_loss/div_no_nan:0\", shape=(), dtype=float32) Tensor(\"decoder/Identity:0\", shape=(?, ?, 10), dtype=float32) 22",
+        "step 0 loss 2.24753",
+        "step 1 loss 2.06588",
+        "step 2 loss 1.90897",
+        "step 3 loss 1.76465",
+        "step 4 loss 1.63375",
+        "building model..",
+        "building encoder..",
+        "building decoder and attention..",
+        "use beamsearch decoding..",
+        "(3, 6, 3) [[7, 6, 6, 6, 6, 6], [6, 6, 6, 6, 6, 6], [7, 7, 7, 7, 7, 7]]",
+        "building model..",
+        "building encoder..",
+        "building decoder and attention..",
+        "(3, 6, 1) [[7, 6, 6, 6, 6, 6], [7, 6, 6, 6, 6, 6], [7, 7, 7, 7, 7, 7]]",
     ],
 
 }
