@@ -150,6 +150,24 @@ def test_float64_exp_into_a_strided_dying_input_keeps_its_result():
     assert got is a and np.array_equal(a, want)
 
 
+def test_xlogy_gradient_into_a_dying_batch_norm_output():
+    # Xlogy's gradient is Xdivy(x, y): with x a batch norm's output no later op reads, the
+    # plan runs it into x's buffer (out=), which the kernel's division did not take
+    # (values measured in TF 1.15)
+    x = tf.placeholder(tf.float32, [None, None])
+    y = tf.placeholder(tf.float32, [4])
+    m, v = tf.nn.moments(x, [0])
+    t2 = tf.nn.batch_normalization(x, m, v, tf.ones([4]), None, 1e-3)
+    g = tf.gradients(tf.reduce_sum(t2) + tf.reduce_sum(tf.math.xlogy(t2, y)), [x, y])
+    with tf.Session() as s:
+        gx, gy = s.run(g, {x: np.arange(1.0, 13.0).reshape(3, 4) / 4.0,
+                           y: [0.5, 2.0, 3.0, 1.5]})
+    assert gy.tolist() == [6.0, 1.5, 1.0, 2.0]
+    assert gx.tolist() == [[-2.9802322387695312e-08, 0.0, 4.76837158203125e-07, 0.0],
+                           [-2.9802322387695312e-08, 0.0, 0.0, 0.0],
+                           [-2.9802322387695312e-08, 0.0, -4.76837158203125e-07, 0.0]]
+
+
 # ---- the fuzz run: random float64 programs, gradients against finite differences -------------
 
 def _program(seed):

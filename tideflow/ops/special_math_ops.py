@@ -174,10 +174,14 @@ def _ufunc_no_nan(ufunc, zero_arg, complex_fn=None, keep_x=False):
 
 _div_no_nan_kernel = _ufunc_no_nan(np.divide, 1, _complex_div)
 _mul_no_nan_kernel = _ufunc_no_nan(np.multiply, 1, _complex_mul)
-def _divide(x, y):
+def _divide(x, y, out=None):
     from tideflow.ops.math_ops import _true_divide  # (a complex x / 0 is NaN, as TF's)
 
-    return _true_divide(x, y)
+    if out is None:
+        return _true_divide(x, y)
+    # (the plan's in-place call, into x's dying buffer: _ufunc_no_nan passes out= as to a ufunc)
+    np.copyto(out, _true_divide(x, y))
+    return out
 
 
 _xdivy_kernel = _ufunc_no_nan(_divide, 0, keep_x=True)
