@@ -482,6 +482,7 @@ def test_keras_updates(capsys):
     # keras-rl's AdditionalUpdatesOptimizer pattern alone: TF 1.15's Keras calls get_updates(params=, loss=)
     # by keyword and makes an assignment of each (variable, value) pair it returns
     K = tf.keras.backend
+    K.clear_session()  # (a graph as Keras leaves it after a clear: the test is not the process's first)
     tf.set_random_seed(0)
     class Wrapped(tf.keras.optimizers.Optimizer):
         # a wrapper whose get_updates takes (params, loss), as Keras 2.x's base class orders them
