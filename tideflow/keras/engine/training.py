@@ -1026,6 +1026,15 @@ class Model(Network):
         out = self._run_predict(self._feeds(xs, None, False))
         return out[0] if len(out) == 1 else out
 
+    def _check_stateful_samples(self, xs, batch_size):
+        """As TF 1.15's _standardize_user_data (fit and evaluate on arrays, not predict,
+        after the inputs and targets are checked): a model with a stateful layer takes only a number
+        of samples that its batch size divides."""
+        if batch_size and xs and len(xs[0]) % batch_size and _is_stateful(self):
+            raise ValueError("In a stateful network, you should only pass inputs with a "
+                             "number of samples that can be divided by the batch size. "
+                             f"Found: {len(xs[0])} samples")
+
     # -- loops ---------------------------------------------------------------------------------
     def _validate_or_infer_batch_size(self, batch_size):
         """As TF 1.15: a model whose first input has a fixed batch size (stateful RNNs'
@@ -1100,6 +1109,8 @@ class Model(Network):
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, class_weight, sync=True)
+            self._check_stateful_samples(xs, batch_size if steps_per_epoch is None else
+                                         self._validate_or_infer_batch_size(None))
             self._sync_weight_modes(sws)
             val = None
             if validation_data is not None:
@@ -1354,6 +1365,8 @@ class Model(Network):
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, None, sync=True)
+            self._check_stateful_samples(xs, self._validate_or_infer_batch_size(batch_size)
+                                         or (None if steps is not None else 32))
             self._sync_weight_modes(sws, testing=True)
             self._note_function("evaluation")  # (as TF 1.15: after the data are checked)
             if steps is not None:  # (as TF 1.15: each step evaluates all the samples)
@@ -1851,6 +1864,12 @@ def _holds_hdf5(data):
         data = list(data.values())
     return any(isinstance(a, HDF5Matrix) for a in (
         data if isinstance(data, (list, tuple)) else [data]))
+
+
+def _is_stateful(model):
+    """TF 1.15's Network.stateful: whether any of its layers (nested models' too) is."""
+    return any(_is_stateful(layer) if isinstance(layer, Network)
+               else getattr(layer, "stateful", False) for layer in model.layers)
 
 
 def _default_batch(batch_size):
