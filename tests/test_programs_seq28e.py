@@ -329,6 +329,26 @@ def test_signal_graphs_more(capsys):
     assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["signal_graphs_more"]
 
 
+def test_ctc_loss_v2_sparse(capsys):
+    # tf.nn.ctc_loss_v2 of SparseTensor labels is TF 1.15's: no scope of its own ('CTCLoss'), blank_index required, the blank moved last, ctc_loss's defaults (a label longer than its input is an error)
+    rng = np.random.RandomState(0)
+    logits = tf.constant(rng.randn(4, 2, 5).astype(np.float32))
+    sl = tf.constant([4, 2])
+    lab = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [1, 1], [1, 2]], tf.constant([1, 3, 0, 2, 1], tf.int32), [2, 3])
+    try:
+        tf.nn.ctc_loss_v2(labels=lab, logits=logits, label_length=None, logit_length=sl)
+    except ValueError as e:
+        print('ValueError', e)
+    for bi in (0, 2, -1, 4):
+        v = tf.nn.ctc_loss_v2(labels=lab, logits=logits, label_length=None, logit_length=sl, blank_index=bi)
+        with tf.Session() as s:
+            try:
+                print(bi, v.name, np.round(s.run(v), 4).tolist())
+            except tf.errors.InvalidArgumentError as e:
+                print(bi, v.name, type(e).__name__, e.message.splitlines()[0])
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["ctc_loss_v2_sparse"]
+
+
 def test_griffin_lim(capsys):
     # Rayhane-mamah/Tacotron-2 datasets/audio.py (inv_linear_spectrogram_tensorflow, _griffin_lim_tensorflow, _stft_tensorflow, _istft_tensorflow, _denormalize_tensorflow, _db_to_amp_tensorflow) + keithito/tacotron util/audio.py's tf forms, and a tf.contrib.signal log-mel / MFCC front end (stft, linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms, frame, overlap_and_add), sizes shrunk; compared to 1e-5: the FFTs round in the last digits as TF's do not
     class hparams:
@@ -460,6 +480,14 @@ _TF115_PRINTED = {
         "dct_ortho dct_1/mul_6:0 (?, ?, 8) 950",
         "idct dct_2/mul_6:0 (?, ?, 10) 995",
         "mfccs_sig mfccs_from_log_mel_spectrograms_1/mul_1:0 (?, ?, 8) 1281",
+    ],
+
+    "ctc_loss_v2_sparse": [
+        "ValueError blank_index must be given when using SparseTensor labels.",
+        "0 CTCLoss:0 InvalidArgumentError All labels must be nonnegative integers, batch: 1 labels: -1,1,0",
+        "2 CTCLoss_1:0 InvalidArgumentError Not enough time for target transition sequence (required: 3, available: 2)1You can turn this error into a warning by using the flag ignore_longer_outputs_than_inputs",
+        "-1 CTCLoss_2:0 InvalidArgumentError Not enough time for target transition sequence (required: 3, available: 2)1You can turn this error into a warning by using the flag ignore_longer_outputs_than_inputs",
+        "4 CTCLoss_3:0 InvalidArgumentError Not enough time for target transition sequence (required: 3, available: 2)1You can turn this error into a warning by using the flag ignore_longer_outputs_than_inputs",
     ],
 
     "griffin_lim": [

@@ -640,6 +640,27 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
     from tideflow.ops import array_ops, cast_ops, math_ops
     from tideflow.ops.concat_ops import concat
 
+    if isinstance(labels, SparseTensor):
+        # TF 1.15: no scope of its own, the blank moved last, and ctc_loss's defaults (labels
+        # longer than their inputs are an error)
+        if blank_index is None:
+            raise ValueError("blank_index must be given when using SparseTensor labels.")
+        # (TF's _get_dim: a NumPy array's own shape, a tensor's static one, else its run-time)
+        shape = logits.get_shape() if isinstance(logits, ops.Tensor) else None
+        last = (np.shape(logits)[2] if shape is None else shape[2].value
+                or array_ops.shape(logits)[2])
+        if blank_index < 0:
+            blank_index += last
+        if blank_index != last - 1:
+            from tideflow.ops.gather_ops import where
+
+            logits = concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
+                             logits[:, :, blank_index:blank_index + 1]], axis=2)
+            labels = SparseTensor(labels.indices,
+                                  where(labels.values < blank_index, labels.values,
+                                        labels.values - 1), labels.dense_shape)
+        return ctc_loss(labels=labels, inputs=logits, sequence_length=logit_length,
+                        time_major=logits_time_major)
     with ops.name_scope(name, "ctc_loss_dense"):
         logits = ops.convert_to_tensor(logits, name="logits")
         if not logits_time_major:
