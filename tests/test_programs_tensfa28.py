@@ -306,3 +306,203 @@ def test_s50448601_one_hot_labels_to_a_sparse_loss():
     assert _first_line(e) == (
         "Can not squeeze dim[1], expected a dimension of 1, got 2 for "
         "'remove_squeezable_dimensions/Squeeze' (op: 'Squeeze') with input shapes: [10,2].")
+
+
+def test_s33762831_seq2seq_fed_rank_1_integer_ids():
+    # ICSE2020/s33762831_original.py (tensorflow.models.rnn -> contrib.legacy_seq2seq; 350/45
+    # steps -> 3/2): [None] int32 ids given to basic_rnn_seq2seq: TF 1.15 names the rank
+    # before the dtype
+    enc = [tf.placeholder(tf.int32, shape=[None], name=f"encoder{i}") for i in range(3)]
+    dec = [tf.placeholder(tf.int32, shape=[None], name=f"decoder{i}") for i in range(2)]
+    with pytest.raises(ValueError) as e:
+        tf.contrib.legacy_seq2seq.basic_rnn_seq2seq(enc, dec, tf.nn.rnn_cell.BasicLSTMCell(8))
+    assert _first_line(e) == (
+        "Input 0 of layer basic_lstm_cell_1 is incompatible with the layer: expected ndim=2, "
+        "found ndim=1. Full shape received: [None]")
+    tf.reset_default_graph()
+    enc = [tf.placeholder(tf.float32, shape=[None, 4]) for i in range(3)]
+    dec = [tf.placeholder(tf.float32, shape=[None, 4]) for i in range(2)]
+    outs, st = tf.contrib.legacy_seq2seq.basic_rnn_seq2seq(enc, dec,
+                                                           tf.nn.rnn_cell.BasicLSTMCell(8))
+    assert [str(o) for o in outs] == [
+        'Tensor("basic_rnn_seq2seq/rnn_decoder/basic_lstm_cell/Mul_2:0", shape=(?, 8), dtype=float32)',
+        'Tensor("basic_rnn_seq2seq/rnn_decoder/basic_lstm_cell/Mul_5:0", shape=(?, 8), dtype=float32)']
+    assert str(st.c) == ('Tensor("basic_rnn_seq2seq/rnn_decoder/basic_lstm_cell/Add_3:0", '
+                         'shape=(?, 8), dtype=float32)')
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: tf.nn.rnn_cell.BasicLSTMCell(4), "basic_lstm_cell_1"),
+    (lambda: tf.nn.rnn_cell.GRUCell(4), "gru_cell_1"),
+    (lambda: tf.nn.rnn_cell.BasicRNNCell(4), "basic_rnn_cell_1"),
+    (lambda: tf.nn.rnn_cell.LSTMCell(4), "lstm_cell_1")])
+def test_rnn_cell_integer_inputs_rank_checked_first(make, name):
+    # (s33762831's case measured further in TF 1.15: each cell called directly)
+    expected = {
+        (None,): f"Input 0 of layer {name} is incompatible with the layer: expected ndim=2, "
+                 "found ndim=1. Full shape received: [None]",
+        (None, 3): "RNN cell only supports floating point inputs, but saw dtype: "
+                   "<dtype: 'int32'>",
+        (2, 3, 1): f"Input 0 of layer {name} is incompatible with the layer: expected ndim=2, "
+                   "found ndim=3. Full shape received: [2, 3, 1]"}
+    for shape, message in expected.items():
+        tf.reset_default_graph()
+        cell = make()
+        x = tf.placeholder(tf.int32, list(shape))
+        with pytest.raises(ValueError) as e:
+            cell(x, cell.zero_state(2, tf.float32))
+        assert _first_line(e) == message
+
+
+def test_s33889366_flatten_size_of_another_image():
+    # ICSE2020/s33889366_original.py (388x191 -> 20x12 images, 32/64/1024 -> 4/8/2 units):
+    # the pooled maps flattened as MNIST's 7*7*c, a run-time reshape error in eval and run
+    rs = np.random.RandomState(0)
+    images = np.array(rs.random_sample((10, 20 * 12)), dtype=np.float32)
+    labels = np.eye(2)[rs.randint(0, 2, 10)]
+    sess = tf.InteractiveSession()
+    try:
+        x = tf.placeholder("float", shape=[None, 240])
+        y_ = tf.placeholder("float", shape=[None, 2])
+        tf.set_random_seed(0)
+        W1 = tf.Variable(tf.truncated_normal([5, 5, 1, 4], stddev=0.1))
+        xi = tf.reshape(x, [-1, 20, 12, 1])
+        pool = [1, 2, 2, 1]
+        h1 = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(xi, W1, [1] * 4, "SAME") + 0.1), pool, pool, "SAME")
+        W2 = tf.Variable(tf.truncated_normal([5, 5, 4, 8], stddev=0.1))
+        h2 = tf.nn.max_pool(tf.nn.relu(tf.nn.conv2d(h1, W2, [1] * 4, "SAME") + 0.1), pool, pool, "SAME")
+        flat = tf.reshape(h2, [-1, 7 * 7 * 8])
+        assert str(h2) == 'Tensor("MaxPool_1:0", shape=(?, 5, 3, 8), dtype=float32)'
+        assert str(flat) == 'Tensor("Reshape_1:0", shape=(?, 392), dtype=float32)'
+        Wf = tf.Variable(tf.truncated_normal([7 * 7 * 8, 2], stddev=0.1))
+        keep_prob = tf.placeholder("float")
+        y = tf.nn.softmax(tf.matmul(tf.nn.dropout(flat, keep_prob), Wf))
+        step = tf.train.AdamOptimizer(1e-4).minimize(-tf.reduce_sum(y_ * tf.log(y)))
+        acc = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(y, 1), tf.argmax(y_, 1)), "float"))
+        sess.run(tf.initialize_all_variables())
+        message = ("Input to reshape is a tensor with 1200 values, but the requested shape "
+                   "requires a multiple of 392")
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            acc.eval(feed_dict={x: images, y_: labels, keep_prob: 1.0})
+        assert _first_line(e) == message
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            step.run(feed_dict={x: images, y_: labels, keep_prob: 0.5})
+        assert _first_line(e) == message
+    finally:
+        sess.close()
+
+
+def test_s33974231_rows_reshaped_to_smaller_images():
+    # ICSE2020/s33974231_original.py (9216 -> 96 inputs, 28x28 -> 8x8): a batch divides into
+    # whole images only by chance; MNIST's rows fed to the wider placeholder
+    X = tf.placeholder(tf.float32, [None, 96])
+    x = tf.reshape(X, shape=[-1, 8, 8, 1])
+    assert str(x) == 'Tensor("Reshape:0", shape=(?, 8, 8, 1), dtype=float32)'
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(x, {X: np.zeros((1, 96))})
+        assert _first_line(e) == ("Input to reshape is a tensor with 96 values, but the "
+                                  "requested shape requires a multiple of 64")
+        assert s.run(x, {X: np.zeros((2, 96))}).shape == (3, 8, 8, 1)
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(x, {X: np.zeros((3, 96))})
+        assert _first_line(e) == ("Input to reshape is a tensor with 288 values, but the "
+                                  "requested shape requires a multiple of 64")
+        with pytest.raises(ValueError) as e:
+            s.run(x, {X: np.zeros((2, 64))})
+        assert _first_line(e) == ("Cannot feed value of shape (2, 64) for Tensor "
+                                  "'Placeholder:0', which has shape '(?, 96)'")
+
+
+def test_s34079787_variable_of_a_run_time_shape():
+    # ICSE2020/s34079787_original.py (tf.pack -> tf.stack): the name given as stack's axis,
+    # then a Variable whose initial value's shape is known only at run time
+    input_data = tf.placeholder(tf.float32, [None, None])
+    labels = tf.placeholder(tf.float32, [None, None])
+    input_size = tf.shape(input_data)[1]
+    num_classes = tf.shape(labels)[1]
+    stddev = 1.0 / tf.cast(input_size, tf.float32)
+    with pytest.raises(TypeError) as e:
+        tf.stack([input_size, num_classes], 'w-shape')
+    assert _first_line(e) == "'<' not supported between instances of 'str' and 'int'"
+    w_shape = tf.stack([input_size, num_classes], name='w-shape')
+    assert str(w_shape) == 'Tensor("w-shape:0", shape=(2,), dtype=int32)'
+    nd = tf.truncated_normal(w_shape, stddev=stddev, name='normaldist')
+    with pytest.raises(ValueError) as e:
+        tf.Variable(nd, name='weights')
+    assert _first_line(e) == ('initial_value must have a shape specified: '
+                              'Tensor("normaldist:0", shape=(?, ?), dtype=float32)')
+    w = tf.Variable(nd, name='weights2', validate_shape=False)
+    assert repr(w) == "<tf.Variable 'weights2:0' shape=<unknown> dtype=float32_ref>"
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(w.initializer)
+        assert _first_line(e) == ("You must feed a value for placeholder tensor "
+                                  "'Placeholder_1' with dtype float and shape [?,?]")
+        s.run(w.initializer, {input_data: np.zeros((2, 3)), labels: np.zeros((2, 4))})
+        assert s.run(w).shape == (3, 4)
+
+
+def test_s34311893_scalar_placeholder_fed_the_whole_column():
+    # ICSE2020/s34311893_original.py (40 -> 6 points, 10 -> 4 units, 1000 epochs -> 1): a
+    # shapeless placeholder times a [1, 4] weight, then fed all x at once; the cost's value
+    # fetched as if it were a tensor
+    X = tf.placeholder("float")
+    Y = tf.placeholder("float")
+    tf.set_random_seed(0)
+    W1 = tf.Variable(tf.truncated_normal([1, 4], stddev=0.1))
+    b1 = tf.Variable(tf.constant(0.1, shape=[1, 4]))
+    mul = X * W1
+    assert str(mul) == 'Tensor("mul:0", dtype=float32)'
+    h1 = tf.nn.sigmoid(mul) + b1
+    W2 = tf.Variable(tf.truncated_normal([4, 1], stddev=0.1))
+    b2 = tf.Variable(tf.constant(0.1, shape=[1]))
+    act = tf.nn.sigmoid(tf.matmul(h1, W2) + b2)
+    l2 = tf.reduce_sum(tf.pow(act - Y, 2)) / (2 * 6)
+    assert (str(act), str(l2)) == ('Tensor("Sigmoid_1:0", dtype=float32)',
+                                   'Tensor("truediv:0", shape=(), dtype=float32)')
+    opt = tf.train.GradientDescentOptimizer(0.01).minimize(l2)
+    tX = np.arange(-3., 3.)
+    tY = tX ** 2
+    with tf.Session() as s:
+        s.run(tf.initialize_all_variables())
+        for (a, b) in zip(tX, tY):
+            s.run(opt, feed_dict={X: a, Y: b})
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(l2, feed_dict={X: tX, Y: tY})
+        assert _first_line(e) == "Incompatible shapes: [6] vs. [1,4]"
+        cost = s.run(l2, feed_dict={X: 1.0, Y: 1.0})
+        assert (type(cost).__name__, f"{cost:.9f}") == ("float32", "0.019190077")
+        with pytest.raises(TypeError) as e:
+            s.run(cost, feed_dict={X: tX, Y: tY})
+        assert _first_line(e) == (
+            "Fetch argument 0.019190077 has invalid type <class 'numpy.float32'>, must be a "
+            "string or Tensor. (Can not convert a float32 into a Tensor or Operation.)")
+
+
+def test_s35673874_batch_tensors_fed_back():
+    # ICSE2020/s35673874_original.py (JPEG reader -> a constant image, 32x32 -> 2x2): the
+    # batches of already-batched [1, h, w, c] images, and slices of them given as feeds
+    image = tf.constant(np.arange(2 * 2 * 3, dtype=np.uint8).reshape(2, 2, 3))
+    flipped = tf.image.flip_up_down(image)
+    assert str(flipped) == 'Tensor("flip_up_down/ReverseV2:0", shape=(2, 2, 3), dtype=uint8)'
+    image = tf.reshape(tf.cast(flipped, tf.float32), [-1, 2, 2, 3])
+    label = tf.reshape(tf.constant([1]), [-1, 1])
+    assert str(image) == 'Tensor("Reshape:0", shape=(1, 2, 2, 3), dtype=float32)'
+    ib = tf.train.batch([image], batch_size=2)
+    lb = tf.train.batch([label], batch_size=2)
+    assert (str(ib), str(lb)) == ('Tensor("batch:0", shape=(2, 1, 2, 2, 3), dtype=float32)',
+                                  'Tensor("batch_1:0", shape=(2, 1, 1), dtype=int32)')
+    x = tf.placeholder(tf.float32, shape=[None, 2, 2, 3])
+    y_ = tf.placeholder(tf.float32, shape=[None, 1])
+    out = tf.reduce_sum(x) + tf.reduce_sum(y_)
+    assert str(ib[1]) == 'Tensor("strided_slice:0", shape=(1, 2, 2, 3), dtype=float32)'
+    with tf.Session() as s:
+        with pytest.raises(TypeError) as e:
+            s.run(out, feed_dict={x: ib[0:1], y_: lb[0:1]})
+        assert _first_line(e) == (
+            "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
+            "the tensor object was Tensor(\"strided_slice_1:0\", shape=(1, 1, 2, 2, 3), "
+            "dtype=float32) which was passed to the feed with key Tensor(\"Placeholder:0\", "
+            "shape=(?, 2, 2, 3), dtype=float32).")

@@ -147,7 +147,10 @@ class RNNCell(Layer):
         arguments go to ``call`` (as TF 1.15's LayerRNNCell)."""
         self._adopt_graph(inputs)
         if not self.built and self.dtype is None and self._weights_take_input_dtype:
-            # the cell takes its dtype from the inputs when it is built: integer ones are refused
+            # the cell takes its dtype from the inputs when it is built: integer ones are
+            # refused, after the input spec's rank check (TF 1.15 checks that first)
+            if self.input_spec is not None and isinstance(inputs, ops.Tensor):
+                self._assert_input_compatibility(inputs)
             _check_rnn_cell_input_dtypes(inputs)
         if scope is not None:
             with vs.variable_scope(scope) as sc:
