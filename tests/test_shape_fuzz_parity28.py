@@ -528,3 +528,18 @@ def test_negative_constant_in_a_partly_known_shape_pack_is_unknown():
     assert str(y.shape) == "(?, ?)"
     with pytest.raises(ValueError, match="^Invalid value in tensor used for shape: -3"):
         tf.slice(x, [0, 0], tf.stack([1, -3]))
+
+
+def test_mirror_pad_and_reverse_sequence_check_order_and_words():
+    # TF 1.15 (measured): MirrorPad checks sign and size dimension by dimension;
+    # ReverseSequence's kernel names the dims against input.dims()
+    x = tf.placeholder(tf.float32, None)
+    q = tf.placeholder(tf.int32, None)
+    assert _run_error(tf.pad(x, q, "REFLECT"), {x: np.ones([0, 2]), q: [[0, 0], [0, -3]]})[
+        1] == "paddings must be less than the dimension size: 0, 0 not less than 0"
+    assert _run_error(tf.pad(x, q, "REFLECT"), {x: np.ones([2, 2]), q: [[0, 2], [0, -1]]})[
+        1] == "paddings must be less than the dimension size: 0, 2 not less than 2"
+    for s_ax, b_ax, msg in ((1, 3, "batch_dim must be < input.dims()( 3 vs. 3)"),
+                            (3, 0, "seq_dim must be < input.dims()( 3 vs. 3)")):
+        t = tf.reverse_sequence(x, q, seq_axis=s_ax, batch_axis=b_ax)
+        assert _run_error(t, {x: np.ones([2, 2, 2]), q: [1, 1]})[1] == msg

@@ -164,7 +164,7 @@ def _partial_paddings(t):
     return rows
 
 
-def _check_paddings(x, paddings, word="Paddings"):
+def _check_paddings(x, paddings, word="Paddings", signs=True):
     p = np.asarray(paddings)
     if p.ndim != 2 or p.shape[1] != 2:
         raise _invalid(f"paddings must be a matrix with 2 columns: {_shape_str(p.shape)}")
@@ -173,7 +173,7 @@ def _check_paddings(x, paddings, word="Paddings"):
             f"The first dimension of paddings must be the rank of inputs{_shape_str(p.shape)} "
             f"{_shape_str(x.shape)}"
         )
-    for before, after in p.tolist():
+    for before, after in p.tolist() if signs else ():
         if before < 0 or after < 0:
             raise _invalid(f"{word} must be non-negative: {before} {after}")
     return [(int(a), int(b)) for a, b in p.tolist()]
@@ -211,11 +211,14 @@ def _pad_v2_kernel(x, paddings, constant_values):
 def _mirror_pad_kernel(x, paddings, *, mode):
     x = _np(x)
     _rank_limit(x, 5)
-    p = _check_paddings(x, paddings, "paddings")  # (MirrorPad's words: lower case)
+    # (MirrorPad's words: lower case; its sign and size checks go dimension by dimension)
+    p = _check_paddings(x, paddings, signs=False)
     # TF checks the limit here, at run time (REFLECT pads less than the dimension size,
     # SYMMETRIC no more than it), not when the graph is built
     for i, (a, b) in enumerate(p):
         n = x.shape[i]
+        if a < 0 or b < 0:
+            raise _invalid(f"paddings must be non-negative: {a} {b}")
         if mode == "SYMMETRIC" and (a > n or b > n):  # TF 1.15's words
             raise _invalid(f"paddings must be no greater than the dimension size: {a}, {b} "
                            f"greater than {n}")

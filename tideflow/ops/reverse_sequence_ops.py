@@ -11,6 +11,13 @@ from tideflow.ops.gradients import dense
 def _axes(rank, seq_dim, batch_dim, err):
     if rank is None:
         return None, None
+    if err is not ValueError and seq_dim >= 0 and batch_dim >= 0:
+        # TF 1.15's kernel: the two dims equal, then each against the rank, in its words
+        if seq_dim == batch_dim:
+            raise err(f"batch_dim == seq_dim == {seq_dim}")
+        for what, d in (("seq_dim", seq_dim), ("batch_dim", batch_dim)):
+            if d >= rank:
+                raise err(f"{what} must be < input.dims()( {d} vs. {rank})")
     for what, d in (("seq_dim", seq_dim), ("batch_dim", batch_dim)):
         if not -rank <= d < rank:
             raise err(f"ReverseSequence: {what} must be < input rank: {d} vs. {rank}")
