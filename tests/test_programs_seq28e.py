@@ -349,6 +349,41 @@ def test_ctc_loss_v2_sparse(capsys):
     assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["ctc_loss_v2_sparse"]
 
 
+def test_contrib_rnn_cells(capsys):
+    # contrib.rnn cells speech/sequence programs use (LayerNormBasicLSTMCell with recurrent dropout, TimeFreqLSTMCell, GridLSTMCell, UGRNN, IntersectionRNN, NASCell, GLSTMCell, CoupledInputForgetGateLSTMCell, IndRNN, SRU, HighwayWrapper, AttentionCellWrapper) in dynamic_rnn, trained a few steps: outputs, variable names and the next random op's seed (LSTMBlockCell and GRUBlockCellV2 left out: TF 1.15 runs them as fused LSTMBlockCell/GRUBlockCell ops, tideflow as their primitive ops, so the op seeds after them differ)
+    c = tf.contrib.rnn
+    makers = [
+        ('ln_lstm', lambda: c.LayerNormBasicLSTMCell(4, dropout_keep_prob=0.7, dropout_prob_seed=3)),
+        ('timefreq', lambda: c.TimeFreqLSTMCell(3, feature_size=2, frequency_skip=1)),
+        ('grid', lambda: c.GridLSTMCell(3, feature_size=2, frequency_skip=2, num_frequency_blocks=[3])),
+        ('ugrnn', lambda: c.UGRNNCell(4)), ('inter', lambda: c.IntersectionRNNCell(6)), ('nas', lambda: c.NASCell(4, num_proj=3)),
+        ('glstm', lambda: c.GLSTMCell(4, number_of_groups=2)), ('cifg', lambda: c.CoupledInputForgetGateLSTMCell(4, use_peepholes=True)),
+        ('indrnn', lambda: c.IndRNNCell(4)),
+        ('sru', lambda: c.SRUCell(6)), ('highway', lambda: c.HighwayWrapper(c.GRUCell(6))),
+        ('attn', lambda: c.AttentionCellWrapper(c.LSTMCell(4), attn_length=2, state_is_tuple=True)),
+    ]
+    x = np.random.RandomState(0).randn(2, 5, 6).astype(np.float32)
+    for name, mk in makers:
+        with tf.Graph().as_default():
+            tf.set_random_seed(2)
+            try:
+                cell = mk()
+                out, st = tf.nn.dynamic_rnn(cell, tf.constant(x), sequence_length=[5, 3], dtype=tf.float32)
+                loss = tf.reduce_sum(tf.square(out))
+                train = tf.train.AdamOptimizer(0.05).minimize(loss)
+                r = tf.random_uniform([1])
+                seed2 = r.op.inputs[0].op.inputs[0].op.get_attr('seed2')
+                names = [v.name for v in tf.trainable_variables()]
+                with tf.Session() as s:
+                    s.run(tf.global_variables_initializer())
+                    ls = [s.run([loss, train])[0] for _ in range(3)]
+                    o = s.run(out)
+                print(name, out.shape, seed2, names, np.round(ls, 4).tolist(), np.round(o[1, 2], 4).tolist())
+            except Exception as e:
+                print(name, type(e).__name__, str(e)[:150])
+    assert capsys.readouterr().out.splitlines() == _TF115_PRINTED["contrib_rnn_cells"]
+
+
 def test_griffin_lim(capsys):
     # Rayhane-mamah/Tacotron-2 datasets/audio.py (inv_linear_spectrogram_tensorflow, _griffin_lim_tensorflow, _stft_tensorflow, _istft_tensorflow, _denormalize_tensorflow, _db_to_amp_tensorflow) + keithito/tacotron util/audio.py's tf forms, and a tf.contrib.signal log-mel / MFCC front end (stft, linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms, frame, overlap_and_add), sizes shrunk; compared to 1e-5: the FFTs round in the last digits as TF's do not
     class hparams:
@@ -488,6 +523,21 @@ _TF115_PRINTED = {
         "2 CTCLoss_1:0 InvalidArgumentError Not enough time for target transition sequence (required: 3, available: 2)1You can turn this error into a warning by using the flag ignore_longer_outputs_than_inputs",
         "-1 CTCLoss_2:0 InvalidArgumentError Not enough time for target transition sequence (required: 3, available: 2)1You can turn this error into a warning by using the flag ignore_longer_outputs_than_inputs",
         "4 CTCLoss_3:0 InvalidArgumentError Not enough time for target transition sequence (required: 3, available: 2)1You can turn this error into a warning by using the flag ignore_longer_outputs_than_inputs",
+    ],
+
+    "contrib_rnn_cells": [
+        "ln_lstm (2, 5, 4) 1278 ['rnn/layer_norm_basic_lstm_cell/kernel:0', 'rnn/layer_norm_basic_lstm_cell/input/gamma:0', 'rnn/layer_norm_basic_lstm_cell/input/beta:0', 'rnn/layer_norm_basic_lstm_cell/transform/gamma:0', 'rnn/layer_norm_basic_lstm_cell/transform/beta:0', 'rnn/layer_norm_basic_lstm_cell/forget/gamma:0', 'rnn/layer_norm_basic_lstm_cell/forget/beta:0', 'rnn/layer_norm_basic_lstm_cell/output/gamma:0', 'rnn/layer_norm_basic_lstm_cell/output/beta:0', 'rnn/layer_norm_basic_lstm_cell/state/gamma:0', 'rnn/layer_norm_basic_lstm_cell/state/beta:0'] [3.542099952697754, 4.451700210571289, 4.005300045013428] [0.2070000022649765, 0.586899995803833, -0.12160000205039978, -0.4447000026702881]",
+        "timefreq ValueError Dimension 1 in both shapes must be equal, but are 3 and 15. Shapes are [2,3] and [2,15]. for 'rnn/while/Select' (op: 'Select') with input shapes: [2],",
+        "grid (2, 5, 18) 1154 ['rnn/grid_lstm_cell/W_f_0_0:0', 'rnn/grid_lstm_cell/B_f_0:0', 'rnn/grid_lstm_cell/W_t_0_0:0', 'rnn/grid_lstm_cell/B_t_0:0'] [2.677999973297119, 1.482699990272522, 0.8991000056266785] [-0.11190000176429749, -0.11249999701976776, 0.07680000364780426, -0.0885000005364418, -0.07500000298023224, 0.0949999988079071, 0.08699999749660492, -0.0731000006198883, 0.08349999785423279, -0.11680000275373459, -0.07079999893903732, 0.04410000145435333, 0.015799999237060547, -0.11749999970197678, 0.07280000299215317, -0.12540000677108765, -0.09030000120401382, 0.06759999692440033]",
+        "ugrnn (2, 5, 4) 381 ['rnn/ugrnn_cell/kernel:0', 'rnn/ugrnn_cell/bias:0'] [1.341599941253662, 0.6759999990463257, 0.4327000081539154] [0.010300000198185444, -0.0869000032544136, -0.03449999913573265, 0.024700000882148743]",
+        "inter (2, 5, 6) 476 ['rnn/intersection_rnn_cell/kernel:0', 'rnn/intersection_rnn_cell/bias:0'] [36.80580139160156, 29.11949920654297, 22.299400329589844] [-0.675000011920929, 1.0918999910354614, -0.30059999227523804, 0.13289999961853027, -1.1232999563217163, 0.5776000022888184]",
+        "nas (2, 5, 3) 595 ['rnn/nas_cell/recurrent_kernel:0', 'rnn/nas_cell/kernel:0', 'rnn/nas_cell/projection_weights:0'] [0.03280000016093254, 0.004999999888241291, 0.0019000000320374966] [0.011300000362098217, 0.011099999770522118, 0.0024999999441206455]",
+        "glstm (2, 5, 4) 649 ['rnn/glstm_cell/group0/kernel:0', 'rnn/glstm_cell/group1/kernel:0', 'rnn/glstm_cell/bias_i:0', 'rnn/glstm_cell/bias_j:0', 'rnn/glstm_cell/bias_f:0', 'rnn/glstm_cell/bias_o:0'] [0.5770999789237976, 0.3765000104904175, 0.25529998540878296] [-0.17409999668598175, 0.09700000286102295, 0.020999999716877937, -0.01590000092983246]",
+        "cifg (2, 5, 4) 528 ['rnn/coupled_input_forget_gate_lstm_cell/W_0:0', 'rnn/coupled_input_forget_gate_lstm_cell/B:0', 'rnn/coupled_input_forget_gate_lstm_cell/W_F_diag:0', 'rnn/coupled_input_forget_gate_lstm_cell/W_O_diag:0'] [0.31679999828338623, 0.2061000019311905, 0.07249999791383743] [0.00279999990016222, -0.09929999709129333, -0.03959999978542328, -0.04410000145435333]",
+        "indrnn (2, 5, 4) 352 ['rnn/ind_rnn_cell/kernel_w:0', 'rnn/ind_rnn_cell/kernel_u:0', 'rnn/ind_rnn_cell/bias:0'] [18.11389923095703, 15.965200424194336, 14.015800476074219] [-0.4959999918937683, 0.9894999861717224, -0.3131999969482422, -0.9696000218391418]",
+        "sru (2, 5, 6) 431 ['rnn/sru_cell/kernel:0', 'rnn/sru_cell/bias:0'] [6.725800037384033, 2.795300006866455, 1.253999948501587] [0.03720000013709068, -0.01759999990463257, -0.1551000028848648, 0.013700000010430813, 0.02280000038444996, -0.1826000064611435]",
+        "highway (2, 5, 6) 579 ['rnn/gru_cell/gates/kernel:0', 'rnn/gru_cell/gates/bias:0', 'rnn/gru_cell/candidate/kernel:0', 'rnn/gru_cell/candidate/bias:0', 'rnn/carry_w:0', 'rnn/carry_b:0'] [29.5674991607666, 25.125499725341797, 21.281600952148438] [-1.604099988937378, 0.44940000772476196, -0.4332999885082245, -0.4318000078201294, -0.3359000086784363, 0.6693999767303467]",
+        "attn (2, 5, 4) 961 ['rnn/attention_cell_wrapper/kernel:0', 'rnn/attention_cell_wrapper/bias:0', 'rnn/attention_cell_wrapper/lstm_cell/kernel:0', 'rnn/attention_cell_wrapper/lstm_cell/bias:0', 'rnn/attention_cell_wrapper/attention/attn_w:0', 'rnn/attention_cell_wrapper/attention/attn_v:0', 'rnn/attention_cell_wrapper/attention/kernel:0', 'rnn/attention_cell_wrapper/attention/bias:0', 'rnn/attention_cell_wrapper/attn_output_projection/kernel:0', 'rnn/attention_cell_wrapper/attn_output_projection/bias:0'] [0.3458000123500824, 1.0844999551773071, 0.14650000631809235] [-0.013799999840557575, 0.03869999945163727, 0.08250000327825546, -0.024800000712275505]",
     ],
 
     "griffin_lim": [
