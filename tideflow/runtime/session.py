@@ -749,8 +749,13 @@ class BaseSession:
             raise close_error
 
     def __del__(self):
-        with contextlib.suppress(Exception):  # interpreter shutdown
+        # (at interpreter shutdown module globals such as contextlib may already be None)
+        if getattr(self, "_closed", True):
+            return
+        try:
             self.close()
+        except Exception:  # noqa: BLE001, S110 - nothing to report to from a finalizer
+            pass
 
     def _check_open(self):
         if self._reset_closed:
