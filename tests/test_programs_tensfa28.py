@@ -506,3 +506,108 @@ def test_s35673874_batch_tensors_fed_back():
             "the tensor object was Tensor(\"strided_slice_1:0\", shape=(1, 1, 2, 2, 3), "
             "dtype=float32) which was passed to the feed with key Tensor(\"Placeholder:0\", "
             "shape=(?, 2, 2, 3), dtype=float32).")
+
+
+def test_s36241731_keras1_simple_rnn_arguments():
+    # ICSE2020/s36241731_original.py (keras -> tf.keras; a DataFrame -> 6 rows of 3): Keras
+    # 1's init/output_dim keywords, fit(X=...), then a 2-D table given to the RNN.
+    # (TF 1.15 on Python 3.7 says "__init__() missing ..."; Python 3.10+ prefixes the class
+    # of the __init__, SimpleRNN in TF)
+    K = tf.keras
+    m = K.models.Sequential()
+    with pytest.raises(TypeError) as e:
+        m.add(K.layers.SimpleRNN(init='uniform', output_dim=1, input_dim=3))
+    assert _first_line(e) == "SimpleRNN.__init__() missing 1 required positional argument: 'units'"
+    with pytest.raises(TypeError) as e:
+        m.add(K.layers.SimpleRNN(1, init='uniform', input_dim=3))
+    assert _first_line(e) == "('Keyword argument not understood:', 'init')"
+    m.add(K.layers.SimpleRNN(1, kernel_initializer='uniform', input_dim=3))
+    assert (m.input_shape, m.output_shape) == ((None, None, 3), (None, 1))
+    m.compile(loss="mse", optimizer="sgd")
+    X = np.random.RandomState(0).rand(6, 3)
+    Y = np.arange(6.)
+    with pytest.raises(TypeError) as e:
+        m.fit(X=X, y=Y, batch_size=6, show_accuracy=True)
+    assert _first_line(e) == ("Unrecognized keyword arguments: {'X': array([[0.5488135 , "
+                              "0.71518937, 0.60276338],")
+    with pytest.raises(ValueError) as e:
+        m.fit(X, Y, batch_size=6, verbose=0)
+    assert _first_line(e) == ("Error when checking input: expected simple_rnn_input to have 3 "
+                              "dimensions, but got array with shape (6, 3)")
+
+
+def test_s37085653_s38584268_s38656566_keras1_convolutions():
+    # ICSE2020/s37085653, s38584268 and s38656566 (keras -> tf.keras; sizes shrunk): Keras 1's
+    # border_mode, a Conv2D given 2-D images, a Dense after a conv (applied per position) and
+    # a Conv1D over a length-1 axis
+    K = tf.keras
+    with pytest.raises(TypeError) as e:
+        K.layers.Convolution2D(10, 3, 3, border_mode='same', input_shape=(10, 10))
+    assert _first_line(e) == "('Keyword argument not understood:', 'border_mode')"
+    for make in (lambda: K.layers.Convolution2D(10, 3, 3, padding='same', input_shape=(10, 10)),
+                 lambda: K.layers.Conv2D(10, (3, 3), padding='same', input_shape=(10, 10))):
+        m = K.models.Sequential()
+        with pytest.raises(ValueError) as e:
+            m.add(make())
+    assert _first_line(e) == (
+        "Input 0 of layer conv2d_1 is incompatible with the layer: expected ndim=4, found "
+        "ndim=3. Full shape received: [None, 10, 10]")
+    m = K.models.Sequential()
+    m.add(K.layers.Convolution2D(15, (7, 7), activation='relu', padding='same',
+                                 input_shape=(12, 10, 1)))
+    shapes = [m.output_shape]
+    m.add(K.layers.MaxPooling2D((2, 2), padding='same'))
+    shapes.append(m.output_shape)
+    m.add(K.layers.Convolution2D(25, (5, 5), activation='relu', padding='same'))
+    shapes.append(m.output_shape)
+    m.add(K.layers.Dense(5))
+    shapes.append(m.output_shape)
+    assert shapes == [(None, 12, 10, 15), (None, 6, 5, 15), (None, 6, 5, 25), (None, 6, 5, 5)]
+    assert m.count_params() == 10280
+    with pytest.raises(TypeError) as e:
+        K.layers.MaxPooling2D((2, 2), border_mode='same')
+    assert _first_line(e) == "('Keyword argument not understood:', 'border_mode')"
+    conv = K.models.Sequential()
+    with pytest.raises(ValueError) as e:
+        conv.add(K.layers.Convolution1D(64, 10, input_shape=(1, 101)))
+    assert _first_line(e) == (
+        "Negative dimension size caused by subtracting 10 from 1 for 'conv1d/conv1d' (op: "
+        "'Conv2D') with input shapes: [?,1,1,101], [1,10,101,64].")
+    conv = K.models.Sequential()
+    conv.add(K.layers.Convolution1D(8, 10, input_shape=(101, 1)))
+    conv.add(K.layers.Activation('relu'))
+    conv.add(K.layers.MaxPooling1D(2))
+    conv.add(K.layers.Flatten())
+    conv.add(K.layers.Dense(10))
+    assert [la.output_shape for la in conv.layers] == [
+        (None, 92, 8), (None, 92, 8), (None, 46, 8), (None, 368), (None, 10)]
+
+
+def test_s39032277_s38157794_wrong_feeds():
+    # ICSE2020/s39032277_original.py (an OpenCV image fed to the [None, 784] placeholder;
+    # argmax of numpy labels) and s38157794_original.py (one_hot=False labels) (reduced)
+    x = tf.placeholder("float", [None, 12])
+    act = tf.nn.softmax(tf.matmul(x, tf.Variable(tf.zeros([12, 10]))))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(tf.argmax(act, 1), {x: np.zeros((1, 12))}).tolist() == [0]
+        assert s.run(tf.argmax(np.eye(10)[3:4], 1)).tolist() == [3]
+        with pytest.raises(ValueError) as e:
+            s.run(tf.argmax(act, 1), {x: np.zeros((2, 2, 3), np.uint8)})
+        assert _first_line(e) == ("Cannot feed value of shape (2, 2, 3) for Tensor "
+                                  "'Placeholder:0', which has shape '(?, 12)'")
+    tf.reset_default_graph()
+    sess = tf.InteractiveSession()
+    try:
+        x = tf.placeholder("float", shape=[None, 6])
+        y_ = tf.placeholder("float", shape=[None, 10])
+        W = tf.Variable(tf.zeros([6, 10]))
+        sess.run(tf.initialize_all_variables())
+        y = tf.nn.softmax(tf.matmul(x, W))
+        step = tf.train.GradientDescentOptimizer(0.01).minimize(-tf.reduce_sum(y_ * tf.log(y)))
+        with pytest.raises(ValueError) as e:
+            step.run(feed_dict={x: np.zeros((5, 6)), y_: np.arange(5)})
+        assert _first_line(e) == ("Cannot feed value of shape (5,) for Tensor "
+                                  "'Placeholder_1:0', which has shape '(?, 10)'")
+    finally:
+        sess.close()

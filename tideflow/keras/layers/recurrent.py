@@ -1498,6 +1498,8 @@ def _layer_signature(cls):
 
     __init__.__signature__ = inspect.Signature(params)
     __init__.__doc__ = _RNNLayer.__init__.__doc__
+    # (Python names the function in a missing-argument TypeError: the class's, as TF's own)
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = __init__
     return cls
 
