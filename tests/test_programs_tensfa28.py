@@ -611,3 +611,108 @@ def test_s39032277_s38157794_wrong_feeds():
                                   "'Placeholder_1:0', which has shape '(?, 10)'")
     finally:
         sess.close()
+
+
+def test_s39112176_variable_from_a_shapeless_placeholder():
+    # ICSE2020/s39112176_original.py (100x300 -> 3x4): random_uniform's bounds from a
+    # shapeless placeholder leave the initial value without a shape
+    init = tf.placeholder(tf.float32, name="init")
+    with pytest.raises(ValueError) as e:
+        tf.Variable(tf.random_uniform((3, 4), -init, init), dtype=tf.float32)
+    assert _first_line(e) == ('initial_value must have a shape specified: '
+                              'Tensor("random_uniform:0", dtype=float32)')
+
+
+def test_s39376169_s39815518_channels_first_shapes_in_channels_last_keras():
+    # ICSE2020/s39376169 and s39815518 (keras -> tf.keras; 150x150 and 224x224 -> 15x15 and
+    # 32x32): (3, h, w) inputs read as 3 rows, and Keras 1's Convolution2D(n, 3, 3) striding
+    # by 3, until a pool has under 2 rows
+    K = tf.keras
+    model = K.models.Sequential()
+    model.add(K.layers.Convolution2D(4, 3, 3, input_shape=(3, 15, 15)))
+    model.add(K.layers.Activation('relu'))
+    assert model.output_shape == (None, 1, 5, 4)
+    with pytest.raises(ValueError) as e:
+        model.add(K.layers.MaxPooling2D(pool_size=(2, 2)))
+    assert _first_line(e) == (
+        "Negative dimension size caused by subtracting 2 from 1 for 'max_pooling2d/MaxPool' "
+        "(op: 'MaxPool') with input shapes: [?,1,5,4].")
+    model = K.models.Sequential()
+    model.add(K.layers.Conv2D(4, (3, 3), input_shape=(3, 15, 15)))
+    with pytest.raises(ValueError) as e:
+        model.add(K.layers.MaxPooling2D(pool_size=(2, 2)))
+    assert _first_line(e) == (
+        "Negative dimension size caused by subtracting 2 from 1 for 'max_pooling2d_1/MaxPool' "
+        "(op: 'MaxPool') with input shapes: [?,1,13,4].")
+    tf.reset_default_graph()
+    model = K.models.Sequential()
+    model.add(K.layers.ZeroPadding2D((1, 1), input_shape=(3, 32, 32)))
+    model.add(K.layers.Convolution2D(8, 3, 3, activation='relu'))
+    model.add(K.layers.ZeroPadding2D((1, 1)))
+    model.add(K.layers.Convolution2D(8, 3, 3, activation='relu'))
+    assert [la.output_shape for la in model.layers] == [
+        (None, 5, 34, 32), (None, 1, 11, 8), (None, 3, 13, 8), (None, 1, 4, 8)]
+    with pytest.raises(ValueError) as e:
+        model.add(K.layers.MaxPooling2D((2, 2), strides=(2, 2)))
+    assert _first_line(e) == (
+        "Negative dimension size caused by subtracting 2 from 1 for 'max_pooling2d/MaxPool' "
+        "(op: 'MaxPool') with input shapes: [?,1,4,8].")
+    assert len(model.layers) == 4
+
+
+def test_s39950311_keras1_dense_and_a_flat_image_to_predict():
+    # ICSE2020/s39950311_original.py (keras -> tf.keras; MNIST -> 10 seeded rows of 16): Keras
+    # 1's init= and nb_epoch=, then one flattened image given to predict
+    K = tf.keras
+    np.random.seed(7)
+    m = K.models.Sequential()
+    with pytest.raises(TypeError) as e:
+        m.add(K.layers.Dense(16, input_dim=16, init='normal', activation='relu'))
+    assert _first_line(e) == "('Keyword argument not understood:', 'init')"
+    m.add(K.layers.Dense(16, input_dim=16, kernel_initializer='normal', activation='relu'))
+    m.add(K.layers.Dense(3, kernel_initializer='normal', activation='softmax'))
+    m.compile(loss='categorical_crossentropy', optimizer='adam', metrics=['accuracy'])
+    X = np.random.rand(10, 16).astype('float32')
+    Y = np.eye(3)[np.arange(10) % 3]
+    h = m.fit(X, Y, validation_data=(X, Y), nb_epoch=2, batch_size=5, verbose=0)
+    assert (h.params['epochs'], sorted(h.history)) == (2, ['acc', 'loss', 'val_acc', 'val_loss'])
+    img = X[0].flatten() / 255
+    with pytest.raises(ValueError) as e:
+        m.predict(img)
+    assert _first_line(e) == ("Error when checking input: expected dense_input to have shape "
+                              "(16,) but got array with shape (1,)")
+    assert m.predict(img[None]).shape == (1, 3)
+
+
+def test_s40331510_s40430186_stacked_lstm_and_an_unbatched_image():
+    # ICSE2020/s40331510_original.py (keras -> tf.keras): an LSTM after one that returns only
+    # its last output; s40430186_original.py (a 64x64 photo -> 8x8 zeros): one image fed
+    # without its batch axis
+    K = tf.keras
+    m = K.models.Sequential()
+    m.add(K.layers.LSTM(10, input_shape=(5, 3)))
+    with pytest.raises(ValueError) as e:
+        m.add(K.layers.LSTM(10))
+    assert _first_line(e) == ("Input 0 of layer lstm_1 is incompatible with the layer: "
+                              "expected ndim=3, found ndim=2. Full shape received: [None, 10]")
+    m2 = K.models.Sequential()
+    m2.add(K.layers.LSTM(10, input_shape=(5, 3), return_sequences=True))
+    m2.add(K.layers.LSTM(10))
+    assert m2.output_shape == (None, 10)
+    tf.reset_default_graph()
+    image = np.zeros((8, 8, 3))
+    with tf.name_scope('weights'):
+        w = tf.Variable(tf.random_normal([5, 5, 3, 4]))
+    assert repr(w) == "<tf.Variable 'weights/Variable:0' shape=(5, 5, 3, 4) dtype=float32_ref>"
+    x_ = tf.placeholder(tf.float32, shape=[None, 8, 8, 3])
+    y_ = tf.placeholder(tf.float32, shape=[None, 2])
+    with tf.Session() as s:
+        s.run(tf.initialize_all_variables())
+        with pytest.raises(ValueError) as e:
+            s.run(tf.argmax(y_, 1), feed_dict={x_: image})
+        assert _first_line(e) == ("Cannot feed value of shape (8, 8, 3) for Tensor "
+                                  "'Placeholder:0', which has shape '(?, 8, 8, 3)'")
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(tf.argmax(y_, 1), feed_dict={x_: image[None]})
+        assert _first_line(e) == ("You must feed a value for placeholder tensor "
+                                  "'Placeholder_1' with dtype float and shape [?,2]")
