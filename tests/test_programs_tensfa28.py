@@ -716,3 +716,123 @@ def test_s40331510_s40430186_stacked_lstm_and_an_unbatched_image():
             s.run(tf.argmax(y_, 1), feed_dict={x_: image[None]})
         assert _first_line(e) == ("You must feed a value for placeholder tensor "
                                   "'Placeholder_1' with dtype float and shape [?,2]")
+
+
+@pytest.mark.parametrize("shape", [4, None])
+def test_s41604686_while_loop_over_a_placeholder_of_unknown_length(shape):
+    # ICSE2020/s41604686_original.py (TensorArray.pack -> stack): with shape=(None) the
+    # placeholder has no rank, so m's shape is unknown after one step (a build-time error)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        initial_m = tf.Variable(0.0, name='m')
+        inputs = tf.placeholder(dtype='float32', shape=shape)
+        time_steps = tf.shape(inputs)[0]
+        ta = tf.TensorArray(dtype=tf.float32, size=time_steps)
+
+        def body(t, m, o):
+            m = m * 0.5 + tf.gather(inputs, t) * 0.5
+            return t + 1, m, o.write(t, m)
+
+        if shape is None:
+            with pytest.raises(ValueError) as e:
+                tf.while_loop(lambda t, *args: t < time_steps, body,
+                              [tf.constant(0, dtype='int32'), initial_m, ta])
+            assert _first_line(e) == (
+                "Input tensor 'm/read:0' enters the loop with shape (), but has shape <unknown> "
+                "after one iteration. To allow the shape to vary across iterations, use the "
+                "`shape_invariants` argument of tf.while_loop to specify a less-specific shape.")
+            return
+        t, m, outputs = tf.while_loop(lambda t, *args: t < time_steps, body,
+                                      [tf.constant(0, dtype='int32'), initial_m, ta])
+        assert (str(t), str(m)) == ('Tensor("while/Exit:0", shape=(), dtype=int32)',
+                                    'Tensor("while/Exit_1:0", shape=(), dtype=float32)')
+        out = outputs.stack()
+        assert str(out) == ('Tensor("TensorArrayStack/TensorArrayGatherV3:0", shape=(?,), '
+                            'dtype=float32)')
+        sess.run([tf.global_variables_initializer()])
+        np.testing.assert_array_equal(
+            sess.run(out, feed_dict={inputs: np.asarray([1, 1, 1, 1])}),
+            np.array([0.5, 0.75, 0.875, 0.9375], np.float32))
+
+
+def test_s41563720_s42855033_s43396572_keras1_model_calls():
+    # ICSE2020/s41563720 (Keras 1's fit_generator keywords), s42855033 (Concatenate given
+    # the models as its axis) and s43396572 (Conv1D's input_shape from the whole table)
+    # (keras -> tf.keras; sizes shrunk). (TF 1.15 on Python 3.7 says "fit_generator() got
+    # ..."; Python 3.10+ prefixes the class, Model in TF)
+    K = tf.keras
+    model = K.models.Sequential()
+    model.add(K.layers.Conv2D(2, 3, 3, input_shape=(8, 8, 3)))
+    model.add(K.layers.Flatten())
+    model.compile('sgd', 'mse')
+
+    def gen():
+        while 1:
+            for _ in range(1, 5):
+                yield (np.ones((1, 8, 8, 3)), np.ones((1, 8)))
+
+    with pytest.raises(TypeError) as e:
+        model.fit_generator(gen(), samples_per_epoch=1, nb_epoch=1, nb_val_samples=5,
+                            verbose=1, validation_data=gen())
+    assert _first_line(e) == ("Model.fit_generator() got an unexpected keyword argument "
+                              "'samples_per_epoch'")
+    h = model.fit_generator(gen(), steps_per_epoch=2, epochs=1, verbose=0,
+                            validation_data=gen(), validation_steps=1)
+    assert (sorted(h.history), model.output_shape) == (['loss', 'val_loss'], (None, 8))
+    first = K.models.Sequential()
+    first.add(K.layers.Dense(1, input_shape=(2,), activation='sigmoid'))
+    second = K.models.Sequential()
+    second.add(K.layers.Dense(1, input_shape=(1,), activation='sigmoid'))
+    result = K.models.Sequential()
+    result.add(K.layers.Concatenate([first, second]))
+    assert len(result.layers) == 1
+    result.compile(optimizer=K.optimizers.Adagrad(lr=0.1, epsilon=1e-08, decay=0.0),
+                   loss='mse', metrics=['accuracy'])
+    assert str(K.layers.Concatenate()([first.output, second.output])) == (
+        'Tensor("concatenate_1/concat:0", shape=(?, 2), dtype=float32)')
+    np.random.seed(7)
+    X = np.random.rand(10, 6)
+    Y = (np.arange(10) % 2).astype(float)
+    model = K.models.Sequential()
+    model.add(K.layers.Conv1D(2, 2, activation='relu', input_shape=X.shape))
+    assert model.output_shape == (None, 9, 2)
+    model.compile(loss='binary_crossentropy', optimizer='adam', metrics=['accuracy'])
+    with pytest.raises(ValueError) as e:
+        model.fit(X, Y, epochs=1, batch_size=5, verbose=0)
+    assert _first_line(e) == ("Error when checking input: expected conv1d_input to have 3 "
+                              "dimensions, but got array with shape (10, 6)")
+    with pytest.raises(ValueError) as e:
+        model.fit(X[None], Y[None], epochs=1, batch_size=5, verbose=0)
+    assert _first_line(e) == (
+        "A target array with shape (1, 10) was passed for an output of shape (None, 9, 2) "
+        "while using as loss `binary_crossentropy`. This loss expects targets to have the "
+        "same shape as the output.")
+
+
+def test_s42492824_integer_classes_to_categorical_crossentropy():
+    # ICSE2020/s42492824_original.py (keras -> tf.keras; the sklearn pipeline dropped; sonar
+    # CSV -> 8 seeded rows; maxnorm -> max_norm, the name tf.keras exports)
+    K = tf.keras
+    np.random.seed(7)
+    m = K.models.Sequential()
+    m.add(K.layers.Dropout(0.2, input_shape=(6,)))
+    with pytest.raises(TypeError) as e:
+        m.add(K.layers.Dense(6, init='normal', activation='relu',
+                             W_constraint=K.constraints.max_norm(3)))
+    assert _first_line(e) == "('Keyword argument not understood:', 'init')"
+    m.add(K.layers.Dense(6, kernel_initializer='normal', activation='relu',
+                         kernel_constraint=K.constraints.max_norm(3)))
+    m.add(K.layers.Dense(5, kernel_initializer='normal', activation='softmax'))
+    m.compile(loss='categorical_crossentropy', metrics=['accuracy'],
+              optimizer=K.optimizers.SGD(lr=0.1, momentum=0.8, decay=0.0, nesterov=False))
+    X = np.random.rand(8, 6)
+    y = np.arange(8) % 2
+    with pytest.raises(ValueError) as e:
+        m.fit(X, y, epochs=1, batch_size=4, verbose=0)
+    assert _first_line(e) == (
+        "You are passing a target array of shape (8, 1) while using as loss "
+        "`categorical_crossentropy`. `categorical_crossentropy` expects targets to be binary "
+        "matrices (1s and 0s) of shape (samples, classes). If your targets are integer "
+        "classes, you can convert them to the expected format via:")
+    h = m.fit(X, np.eye(5)[y], epochs=2, batch_size=4, verbose=0,
+              callbacks=[K.callbacks.EarlyStopping(monitor='acc', patience=10)])
+    assert (sorted(h.history), len(h.history['loss'])) == (['acc', 'loss'], 2)
