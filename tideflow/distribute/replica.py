@@ -194,7 +194,7 @@ def _devices_of(destinations):
 
 def _reduce_on(reduce_op, values, device):
     """The SUM or MEAN of the per-replica ``values`` computed on ``device``."""
-    from tideflow.ops import cast_ops, concat_ops, math_ops
+    from tideflow.ops import concat_ops, math_ops
 
     n = len(values)
     with ops.device(device):
@@ -207,7 +207,7 @@ def _reduce_on(reduce_op, values, device):
         values = [ops.convert_to_tensor(v) for v in values]
         total = values[0] if n == 1 else math_ops.add_n(values)
         if reduce_op is ReduceOp.MEAN and n > 1:
-            total = total / cast_ops.cast(n, total.dtype)
+            total = total / n  # (as TF's divide_by_n: a "truediv/y" Const)
         return total
 
 

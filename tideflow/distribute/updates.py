@@ -3,6 +3,8 @@ gradients (summed onto each variable's devices) and updates each device's copies
 an Estimator's loss is scaled so that the sum is a mean; assignments to mirrored variables in
 a replica are aggregated."""
 
+import contextlib
+
 from tideflow.distribute.replica import (
     ReduceOp,
     _broadcast,
@@ -49,6 +51,12 @@ def scale_loss(loss):
 
 
 def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=True):
+    """TF 1.15's ``Optimizer._distributed_apply``: the gradients summed, then, under the
+    optimizer's name scope, ``_prepare`` once, each variable's copies updated in turn (a
+    mirroring strategy's ``update_<i>`` scope for copy i: "Adam/update_0/update_w/...",
+    "Adam/update_0_1/update_b/..."), ``_finish`` once per non-slot device after all of them
+    ("Adam/update_0_2/update"), then the global step's increment or the group named after
+    the scope."""
     from tideflow.ops import control_flow_ops
     from tideflow.train import optimizer as optimizer_lib
 
@@ -64,53 +72,76 @@ def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=
     if reduce:
         reduced = ext.batch_reduce_to(ReduceOp.SUM, [(g, v) for g, v in pairs])
     else:
-        reduced = [g if isinstance(g, DistributedValues) else _broadcast(g, _devices_of(v))
-                   for g, v in pairs]
+        # (one device: the gradient itself, as TF's batch_reduce of a lone replica's value)
+        reduced = [g if isinstance(g, DistributedValues) or len(_devices_of(v)) == 1
+                   else _broadcast(g, _devices_of(v)) for g, v in pairs]
     var_list = [v for _, v in pairs]
     with ops.control_dependencies(None):
         optimizer._create_slots(var_list)
-    n = max(len(v.values) if isinstance(v, MirroredVariable) else 1 for v in var_list)
-    device_updates = []
+    # (TF's MirroredStrategy opens "update_<i>" for copy i; its one-device and central
+    # storage strategies open no scope)
+    mirrors = getattr(ext, "_mirrors", False)
+    # a Keras optimizer (OptimizerV2 in TF 1.15) opens each variable's scope first, the copy's
+    # inside it ("SGD/update_dense/kernel/update_0/..."), and has no _finish per device
+    keras = getattr(optimizer, "_STEP_READ", False)
     with ops.name_scope(name, optimizer._name) as scope:
-        for i in range(n):
-            with _Push(_Ctx("update", strategy, i)):
-                optimizer._prepare()
-                updates = []
-                for g, v in zip(reduced, var_list):
-                    if not isinstance(v, MirroredVariable) and i > 0:
-                        continue
-                    g = g._component(i) if isinstance(g, DistributedValues) else g
-                    with ops.name_scope("update_" + v.op.name), ops.colocate_with(v):
-                        updates.append(optimizer_lib._get_processor(v).update_op(optimizer, g))
-                device_updates.append(optimizer._finish(
-                    updates, "update" if i == 0 else f"update_{i}"))
-        steps = None
-        if global_step is None:
-            train_op = control_flow_ops.group(*device_updates, name=scope)
+        optimizer._prepare()
+        update_ops = []
+        for g, v in zip(reduced, var_list):
+            copies = len(v.values) if isinstance(v, MirroredVariable) else 1
+            with ops.name_scope("update_" + v.op.name) if keras else contextlib.nullcontext():
+                for i in range(copies):
+                    gi = g._component(i) if isinstance(g, DistributedValues) else g
+                    with _Push(_Ctx("update", strategy, i)), _update_scope(mirrors, i), \
+                            (contextlib.nullcontext() if keras
+                             else ops.name_scope("update_" + v.op.name)), ops.colocate_with(v):
+                        update_ops.append(
+                            optimizer_lib._get_processor(v).update_op(optimizer, gi))
+        if keras:
+            finishes = update_ops  # (OptimizerV2: the step waits on the updates themselves)
         else:
-            with ops.control_dependencies(device_updates):
+            finishes = []
+            for i, d in enumerate(ext.non_slot_devices(var_list)):
+                with _Push(_Ctx("update", strategy, i)), ops.device(d), \
+                        _update_scope(mirrors, i):
+                    finishes.append(optimizer._finish(update_ops, "update"))
+        result = None
+        if global_step is None:
+            train_op = control_flow_ops.group(*finishes, name=scope)
+        else:
+            with ops.control_dependencies(finishes):
                 if isinstance(global_step, MirroredVariable):
-                    # as TF: each replica gets its device's step after the increment
-                    from tideflow.ops import array_ops
+                    from tideflow.ops import state_ops
 
-                    steps = []
-                    for c in global_step.values:
-                        with ops.colocate_with(None, ignore_existing=True), ops.device(c.device):
-                            steps.append(array_ops.identity(c.assign_add(1)))
-                    train_op = control_flow_ops.group(*steps)
+                    # as TF: each copy's increment in its "update_<i>" scope, read after it
+                    # (one copy: the read, as TF's unread variable; several: a Mirrored of
+                    # reads after the group of all of them)
+                    result = ext.update(global_step, state_ops.assign_add, args=(1,),
+                                        kwargs={"name": scope})
+                    first = result.values[0] if isinstance(result, Mirrored) else result
+                    train_op = getattr(first, "_update_op", None) or first.op
                 else:
                     from tideflow.ops import state_ops
 
-                    with ops.colocate_with(global_step):
-                        train_op = state_ops.assign_add(global_step, 1, name=scope).op
+                    with ops.colocate_with(global_step), \
+                            _update_scope(mirrors and keras, 0):
+                        # (Keras' iterations: made outside the strategy here, a mirrored
+                        # variable in TF, whose increment is "update_0/AssignAddVariableOp")
+                        step = state_ops.assign_add(global_step, 1, name=scope)
+                        train_op = getattr(step, "_update_op", None) if keras else None
+                        train_op = train_op or step.op
     if isinstance(train_op, ops.Tensor):
         train_op = train_op.op
     coll = ops.get_collection_ref(ops.GraphKeys.TRAIN_OP)
     if train_op not in coll:
         coll.append(train_op)
-    if steps is not None and reduce:  # called by the replicas (merge_call)
-        return Mirrored(steps)
+    if result is not None and reduce:  # called by the replicas (merge_call)
+        return result
     return train_op
+
+
+def _update_scope(mirrors, i):
+    return ops.name_scope(f"update_{i}") if mirrors else contextlib.nullcontext()
 
 
 def _replica_variable_update(var, method, value, read_value, kwargs):

@@ -1100,7 +1100,14 @@ class TFOptimizer(Optimizer):
         v = {"iterations": self._iterations_var()}
         before = _global_variable_ids()
         grads_and_vars = self.optimizer.compute_gradients(loss, params)
-        op = self.optimizer.apply_gradients(grads_and_vars, global_step=v["iterations"])
+        step = v["iterations"]
+        if any(getattr(p, "_is_mirrored_variable", False) for p in params or ()):
+            # as TF 1.15's under a distribution strategy: the graph's global step (None when
+            # there is none), not ``iterations``
+            from tideflow.train import training_util
+
+            step = training_util.get_global_step()
+        op = self.optimizer.apply_gradients(grads_and_vars, global_step=step)
         # ``weights``: ``iterations`` and the variables the tf.train optimizer made, which
         # Keras's session initializes
         new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
