@@ -203,3 +203,35 @@ def test_keras_optimizer_opens_the_variable_scope_before_the_copy_scope():
     assert np.allclose(losses, [0.31537, 0.02209], atol=1e-5)
     assert np.allclose(kernel, [0.7266957759857178, 0.7709136605262756, 0.7789435982704163],
                        rtol=1e-6)
+
+
+def test_distributed_iterator_initializers_are_groups_as_tf():
+    # TF 1.15 (DistributedIteratorV1): the worker's initializer grouped when the iterator is
+    # made, and each initialize() / initializer a new group of it (an op, not a list)
+    strategy = tf.distribute.MirroredStrategy()
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32)).batch(4)
+    graph = tf.get_default_graph()
+    with strategy.scope():
+        got = []
+        for make in (lambda: strategy.make_dataset_iterator(ds),
+                     lambda: strategy.experimental_distribute_dataset(ds)
+                     .make_initializable_iterator(),
+                     lambda: strategy.make_input_fn_iterator(lambda ctx: ds)):
+            n = len(graph.get_operations())
+            it = make()
+            made = [op.name for op in graph.get_operations()[n:] if op.type == "NoOp"]
+            inits = [it.initialize(), it.initializer]
+            got.append((made, [(type(i).__name__, i.name, [c.name for c in i.control_inputs])
+                               for i in inits]))
+        assert got == [
+            (["group_deps"], [("Operation", "group_deps_1", ["group_deps"]),
+                              ("Operation", "group_deps_2", ["group_deps"])]),
+            (["group_deps_3"], [("Operation", "group_deps_4", ["group_deps_3"]),
+                                ("Operation", "group_deps_5", ["group_deps_3"])]),
+            (["group_deps_6"], [("Operation", "group_deps_7", ["group_deps_6"]),
+                                ("Operation", "group_deps_8", ["group_deps_6"])])]
+        assert graph.get_operation_by_name("group_deps").control_inputs[0].type == \
+            "MakeIterator"
+        with tf.Session() as sess:
+            sess.run(it.initialize())
+            assert sess.run(it.get_next()).tolist() == [0.0, 1.0, 2.0, 3.0]

@@ -41,18 +41,30 @@ def _split(t, i, n):
 class DistributedIterator:
     """An iterator over a dataset whose ``get_next()`` is a ``PerReplica`` of batch slices."""
 
-    def __init__(self, iterator, strategy, split=True):
+    def __init__(self, iterator, strategy, split=True, initializable=False):
         self._iterator = iterator
         self._strategy = strategy
         self._split = split
+        self._worker_init = None
+        if initializable:
+            from tideflow.ops import control_flow_ops
+
+            # as TF 1.15's: the worker's (multi-device) iterator has its initializer grouped
+            # when it is made ("group_deps")
+            self._worker_init = control_flow_ops.group(iterator.initializer)
 
     @property
     def initializer(self):
-        return self._iterator.initializer
+        return self.initialize()
 
     def initialize(self):
-        """The ops that (re)start the iterator (a list, as TF's)."""
-        return [self._iterator.initializer]
+        """The op that (re)starts the iterator: as TF 1.15's DistributedIteratorV1, a new
+        group of the workers' initializers at each call."""
+        if self._worker_init is None:
+            return self._iterator.initializer
+        from tideflow.ops import control_flow_ops
+
+        return control_flow_ops.group([self._worker_init])
 
     output_types = property(lambda self: self._iterator.output_types)
     output_shapes = property(lambda self: self._iterator.output_shapes)
@@ -100,7 +112,8 @@ class DistributedDataset:
     def _make_iterator(self, initializable):
         it = (self._dataset.make_initializable_iterator() if initializable
               else self._dataset.make_one_shot_iterator())
-        return DistributedIterator(it, self._strategy, split=self._split)
+        return DistributedIterator(it, self._strategy, split=self._split,
+                                   initializable=initializable)
 
     def make_initializable_iterator(self):
         return self._make_iterator(True)
