@@ -99,3 +99,54 @@ def lfilter_discount(x, discount):
         acc = x[i] + discount * acc
         out[i] = acc
     return out
+
+
+def spinup_mpi_tf():
+    """spinup/utils/mpi_tf.py in one process (the allreduce and the broadcast are identities),
+    as the PPO and TRPO programs use it: (flat_concat, assign_params_from_flat, sync_params,
+    sync_all_params, MpiAdamOptimizer). Built on call, after the test imports tideflow."""
+    import tideflow as tf
+
+    def flat_concat(xs):
+        return tf.concat([tf.reshape(x, (-1,)) for x in xs], axis=0)
+
+    def assign_params_from_flat(x, params):
+        splits = tf.split(x, [int(np.prod(p.shape.as_list())) for p in params])
+        new_params = [tf.reshape(p_new, p.shape) for p, p_new in zip(params, splits)]
+        return tf.group([tf.assign(p, p_new) for p, p_new in zip(params, new_params)])
+
+    def sync_params(params):
+        synced_params = tf.py_func(lambda x: x, [flat_concat(params)], tf.float32)
+        return assign_params_from_flat(synced_params, params)
+
+    def sync_all_params():
+        return sync_params(tf.global_variables())
+
+    class MpiAdamOptimizer(tf.train.AdamOptimizer):
+        def __init__(self, **kwargs):
+            tf.train.AdamOptimizer.__init__(self, **kwargs)
+
+        def compute_gradients(self, loss, var_list, **kwargs):
+            grads_and_vars = super().compute_gradients(loss, var_list, **kwargs)
+            grads_and_vars = [(g, v) for g, v in grads_and_vars if g is not None]
+            flat_grad = flat_concat([g for g, v in grads_and_vars])
+            sizes = [int(np.prod(v.shape.as_list())) for g, v in grads_and_vars]
+            buf = np.zeros(flat_grad.shape, np.float32)
+
+            def _collect_grads(flat_grad):
+                buf[:] = flat_grad
+                np.divide(buf, 1.0, out=buf)  # (one task)
+                return buf
+
+            avg_flat_grad = tf.py_func(_collect_grads, [flat_grad], tf.float32)
+            avg_flat_grad.set_shape(flat_grad.shape)
+            avg_grads = tf.split(avg_flat_grad, sizes, axis=0)
+            return [(tf.reshape(g, v.shape), v) for g, (_, v) in zip(avg_grads, grads_and_vars)]
+
+        def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+            opt = super().apply_gradients(grads_and_vars, global_step, name)
+            with tf.control_dependencies([opt]):
+                sync = sync_params([v for g, v in grads_and_vars])
+            return tf.group([opt, sync])
+
+    return flat_concat, assign_params_from_flat, sync_params, sync_all_params, MpiAdamOptimizer

@@ -11,7 +11,14 @@ import pytest
 
 import tideflow as tf
 from tests.printed_programs import same_printed as _same
-from tests.rl_programs_env import Box, Discrete, EpochLogger, FakeEnv, lfilter_discount
+from tests.rl_programs_env import (
+    Box,
+    Discrete,
+    EpochLogger,
+    FakeEnv,
+    lfilter_discount,
+    spinup_mpi_tf,
+)
 
 
 @pytest.fixture
@@ -85,48 +92,10 @@ def test_spinup_ppo(capsys):
         with tf.variable_scope('v'):
             v = tf.squeeze(mlp(x, list(hidden_sizes)+[1], activation, None), axis=1)
         return pi, logp, logp_pi, v
-    # --- spinup/utils/mpi_tf.py (one process: the allreduce and broadcast are identities)
-    def flat_concat(xs):
-        return tf.concat([tf.reshape(x,(-1,)) for x in xs], axis=0)
-    def assign_params_from_flat(x, params):
-        flat_size = lambda p : int(np.prod(p.shape.as_list()))
-        splits = tf.split(x, [flat_size(p) for p in params])
-        new_params = [tf.reshape(p_new, p.shape) for p, p_new in zip(params, splits)]
-        return tf.group([tf.assign(p, p_new) for p, p_new in zip(params, new_params)])
-    def sync_params(params):
-        get_params = flat_concat(params)
-        def _broadcast(x):
-            return x
-        synced_params = tf.py_func(_broadcast, [get_params], tf.float32)
-        return assign_params_from_flat(synced_params, params)
-    def sync_all_params():
-        return sync_params(tf.global_variables())
-    class MpiAdamOptimizer(tf.train.AdamOptimizer):
-        def __init__(self, **kwargs):
-            tf.train.AdamOptimizer.__init__(self, **kwargs)
-        def compute_gradients(self, loss, var_list, **kwargs):
-            grads_and_vars = super().compute_gradients(loss, var_list, **kwargs)
-            grads_and_vars = [(g, v) for g, v in grads_and_vars if g is not None]
-            flat_grad = flat_concat([g for g, v in grads_and_vars])
-            shapes = [v.shape.as_list() for g, v in grads_and_vars]
-            sizes = [int(np.prod(s)) for s in shapes]
-            num_tasks = 1
-            buf = np.zeros(flat_grad.shape, np.float32)
-            def _collect_grads(flat_grad):
-                buf[:] = flat_grad
-                np.divide(buf, float(num_tasks), out=buf)
-                return buf
-            avg_flat_grad = tf.py_func(_collect_grads, [flat_grad], tf.float32)
-            avg_flat_grad.set_shape(flat_grad.shape)
-            avg_grads = tf.split(avg_flat_grad, sizes, axis=0)
-            avg_grads_and_vars = [(tf.reshape(g, v.shape), v)
-                        for g, (_, v) in zip(avg_grads, grads_and_vars)]
-            return avg_grads_and_vars
-        def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-            opt = super().apply_gradients(grads_and_vars, global_step, name)
-            with tf.control_dependencies([opt]):
-                sync = sync_params([v for g,v in grads_and_vars])
-            return tf.group([opt, sync])
+    # --- spinup/utils/mpi_tf.py (one process: the allreduce and broadcast are identities;
+    # shared with the TRPO program in tests/rl_programs_env.py)
+    flat_concat, assign_params_from_flat, sync_params, sync_all_params, MpiAdamOptimizer = \
+        spinup_mpi_tf()
     # --- spinup/algos/tf1/ppo/ppo.py
     class PPOBuffer:
         def __init__(self, obs_dim, act_dim, size, gamma=0.99, lam=0.95):
@@ -352,41 +321,9 @@ def test_spinup_trpo(capsys):
         with tf.variable_scope('v'):
             v = tf.squeeze(mlp(x, list(hidden_sizes)+[1], activation, None), axis=1)
         return pi, logp, logp_pi, info, info_phs, d_kl, v
-    # --- spinup/utils/mpi_tf.py (one process: the allreduce and broadcast are identities)
-    def sync_params(params):
-        get_params = flat_concat(params)
-        def _broadcast(x):
-            return x
-        synced_params = tf.py_func(_broadcast, [get_params], tf.float32)
-        return assign_params_from_flat(synced_params, params)
-    def sync_all_params():
-        return sync_params(tf.global_variables())
-    class MpiAdamOptimizer(tf.train.AdamOptimizer):
-        def __init__(self, **kwargs):
-            tf.train.AdamOptimizer.__init__(self, **kwargs)
-        def compute_gradients(self, loss, var_list, **kwargs):
-            grads_and_vars = super().compute_gradients(loss, var_list, **kwargs)
-            grads_and_vars = [(g, v) for g, v in grads_and_vars if g is not None]
-            flat_grad = flat_concat([g for g, v in grads_and_vars])
-            shapes = [v.shape.as_list() for g, v in grads_and_vars]
-            sizes = [int(np.prod(s)) for s in shapes]
-            num_tasks = 1
-            buf = np.zeros(flat_grad.shape, np.float32)
-            def _collect_grads(flat_grad):
-                buf[:] = flat_grad
-                np.divide(buf, float(num_tasks), out=buf)
-                return buf
-            avg_flat_grad = tf.py_func(_collect_grads, [flat_grad], tf.float32)
-            avg_flat_grad.set_shape(flat_grad.shape)
-            avg_grads = tf.split(avg_flat_grad, sizes, axis=0)
-            avg_grads_and_vars = [(tf.reshape(g, v.shape), v)
-                        for g, (_, v) in zip(avg_grads, grads_and_vars)]
-            return avg_grads_and_vars
-        def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-            opt = super().apply_gradients(grads_and_vars, global_step, name)
-            with tf.control_dependencies([opt]):
-                sync = sync_params([v for g,v in grads_and_vars])
-            return tf.group([opt, sync])
+    # --- spinup/utils/mpi_tf.py (tests/rl_programs_env.py; its flat_concat and
+    # assign_params_from_flat are the ones above, the same code)
+    _, _, sync_params, sync_all_params, MpiAdamOptimizer = spinup_mpi_tf()
     # --- spinup/algos/tf1/trpo/trpo.py
     class GAEBuffer:
         def __init__(self, obs_dim, act_dim, size, info_shapes, gamma=0.99, lam=0.95):
