@@ -4,6 +4,8 @@ feed, a wrong shape, a wrong API use) is kept, and the test pins what TF 1.15
 (tensorflow-cpu 1.15.0) printed and raised running the same reduced program (measured):
 the error's class, its message's first line, and whether it came while building or running."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -437,8 +439,9 @@ def test_s34079787_variable_of_a_run_time_shape():
     with tf.Session() as s:
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             s.run(w.initializer)
-        assert _first_line(e) == ("You must feed a value for placeholder tensor "
-                                  "'Placeholder_1' with dtype float and shape [?,?]")
+        # (TF 1.15 names whichever unfed placeholder its executor reaches first: either)
+        assert re.fullmatch(r"You must feed a value for placeholder tensor 'Placeholder(_1)?' "
+                            r"with dtype float and shape \[\?,\?\]", _first_line(e))
         s.run(w.initializer, {input_data: np.zeros((2, 3)), labels: np.zeros((2, 4))})
         assert s.run(w).shape == (3, 4)
 
@@ -836,3 +839,118 @@ def test_s42492824_integer_classes_to_categorical_crossentropy():
     h = m.fit(X, np.eye(5)[y], epochs=2, batch_size=4, verbose=0,
               callbacks=[K.callbacks.EarlyStopping(monitor='acc', patience=10)])
     assert (sorted(h.history), len(h.history['loss'])) == (['acc', 'loss'], 2)
+
+
+def test_s44472693_s34908033_s44847446_layers_reused_on_other_shapes():
+    # ICSE2020/s44472693 (keras -> tf.keras; 784/128/64/32 -> 20/8/4): the autoencoder's last
+    # layer reused on the code; s34908033 (matmul by a vector); s44847446 (one image, no
+    # batch axis, to predict)
+    K = tf.keras
+    input_img = K.layers.Input(shape=(20,))
+    e = K.layers.Dense(8, activation='relu')(input_img)
+    e = K.layers.Dense(4, activation='relu')(e)
+    d = K.layers.Dense(8, activation='relu')(e)
+    d = K.layers.Dense(20, activation='sigmoid')(d)
+    auto = K.models.Model(input_img, d)
+    K.models.Model(input_img, e)
+    ei = K.layers.Input(shape=(4,))
+    dl = auto.layers[-1]
+    assert (dl.name, dl.input_shape) == ('dense_3', (None, 8))
+    with pytest.raises(ValueError) as ex:
+        K.models.Model(ei, dl(ei))
+    assert _first_line(ex) == (
+        "Input 0 of layer dense_3 is incompatible with the layer: expected axis -1 of input "
+        "shape to have value 8 but received input with shape [None, 4]")
+    x = ei
+    for la in auto.layers[-2:]:
+        x = la(x)
+    dec = K.models.Model(ei, x)
+    assert (dec.output_shape, len(dec.layers)) == ((None, 20), 3)
+    tf.reset_default_graph()
+    x = tf.placeholder("float", shape=[2])
+    T1 = tf.Variable(tf.ones([2, 2]))
+    with pytest.raises(ValueError) as ex:
+        tf.matmul(T1, x)
+    assert _first_line(ex) == ("Shape must be rank 2 but is rank 1 for 'MatMul' (op: "
+                               "'MatMul') with input shapes: [2,2], [2].")
+    l1 = tf.matmul(T1, tf.expand_dims(x, 1))
+    with tf.Session() as s:
+        s.run(tf.initialize_all_variables())
+        np.testing.assert_array_equal(s.run(l1, feed_dict={x: np.array([0.1, 0.2])}),
+                                      np.array([[0.3], [0.3]], np.float32))
+    tf.reset_default_graph()
+    inp = K.layers.Input(shape=(16, 8, 1), name='the_input')
+    m = K.models.Model(inp, K.layers.Conv2D(2, (3, 3), padding='same')(inp))
+    img = np.zeros((8, 16)).transpose()
+    img = img.reshape(img.shape + (1,))
+    with pytest.raises(ValueError) as ex:
+        m.predict(img)
+    assert _first_line(ex) == ("Error when checking input: expected the_input to have 4 "
+                               "dimensions, but got array with shape (16, 8, 1)")
+    assert m.predict(img[None]).shape == (1, 16, 8, 2)
+
+
+def test_s51155356_lstm_pooled_then_flattened():
+    # ICSE2020/s51155356_original.py (100x50 -> 10x6 samples, 32 -> 3 units): runs, with
+    # Keras 1's nb_epoch
+    K = tf.keras
+    rs = np.random.RandomState(0)
+    trainX = np.array(rs.random_sample((10, 6, 1)), dtype=np.float32)
+    trainY = np.array(rs.random_sample(10), dtype=np.float32)
+    model = K.models.Sequential()
+    model.add(K.layers.LSTM(3, input_shape=trainX.shape[1:], activation='tanh',
+                            recurrent_activation='sigmoid', return_sequences=True))
+    model.add(K.layers.AveragePooling1D(pool_size=2, strides=2, padding='valid'))
+    model.add(K.layers.Flatten())
+    model.add(K.layers.Dense(1))
+    model.compile(loss='mean_squared_error', optimizer='adam')
+    assert [la.output_shape for la in model.layers] == [
+        (None, 6, 3), (None, 3, 3), (None, 9), (None, 1)]
+    h = model.fit(trainX, trainY, validation_split=0.33, nb_epoch=1, batch_size=32, verbose=0)
+    assert (sorted(h.history), h.params['samples'], h.params['epochs']) == (
+        ['loss', 'val_loss'], 6, 1)
+
+
+def test_s51755160_one_target_per_sample_for_a_multi_output_model():
+    # ICSE2020/s51755160_original.py (keras -> tf.keras; 3 outputs, 5 samples): a list of
+    # targets per sample, and loss weights per sample; TF 1.15's message shows the targets
+    # as it made them ([n, 1] from 1-D)
+    K = tf.keras
+    text_input = K.layers.Input(shape=(1,))
+    h = K.layers.Dense(8, activation='relu')(text_input)
+    h = K.layers.Dense(4, activation='relu')(h)
+    outs = [K.layers.Dense(2, activation='sigmoid')(h) for _ in range(3)]
+    model = K.models.Model(inputs=text_input, outputs=outs)
+    with pytest.raises(ValueError) as e:
+        model.compile(optimizer='RMSprop', loss='binary_crossentropy', metrics=['accuracy'],
+                      loss_weights=[0.2] * 5)
+    assert _first_line(e) == (
+        "When passing a list as loss_weights, it should have one entry per model output. The "
+        "model has 3 outputs, but you passed loss_weights=[0.2, 0.2, 0.2, 0.2, 0.2]")
+    model.compile(optimizer='RMSprop', loss='binary_crossentropy', metrics=['accuracy'],
+                  loss_weights=[1 / 3.] * 3)
+    prefix = ("Error when checking model target: the list of Numpy arrays that you are passing "
+              "to your model is not the size the model expected. Expected to see 3 array(s), "
+              "but instead got the following list of ")
+    with pytest.raises(ValueError) as e:
+        model.fit(np.arange(5.), [np.array([1, 0]) for _ in range(5)], epochs=1, verbose=0)
+    assert str(e.value) == prefix + "5 arrays: [" + ", ".join(
+        ["array([[1],\n       [0]])"] * 5) + "]..."
+    with pytest.raises(ValueError) as e:
+        model.fit(np.arange(2.), [[1, 2]] * 4, epochs=1, verbose=0)
+    assert str(e.value) == prefix + "4 arrays: [" + ", ".join(
+        ["array([[1],\n       [2]])"] * 4) + "]..."
+    assert model.metrics_names == ['loss', 'dense_2_loss', 'dense_3_loss', 'dense_4_loss',
+                                   'dense_2_acc', 'dense_3_acc', 'dense_4_acc']
+    a = K.layers.Input(shape=(1,))
+    b = K.layers.Input(shape=(2,))
+    c = K.layers.Input(shape=(3,))
+    three = K.models.Model(inputs=[a, b, c], outputs=K.layers.concatenate([a, b, c]))
+    three.compile(optimizer='RMSprop', loss='mse')
+    with pytest.raises(ValueError) as e:
+        three.predict([np.arange(2.), np.zeros((2, 2))])
+    assert str(e.value) == (
+        "Error when checking model input: the list of Numpy arrays that you are passing to "
+        "your model is not the size the model expected. Expected to see 3 array(s), but "
+        "instead got the following list of 2 arrays: [array([[0.],\n       [1.]]), "
+        "array([[0., 0.],\n       [0., 0.]])]...")

@@ -671,11 +671,19 @@ class Model(Network):
             # past the last input are dropped unseen)
             arrays = arrays[:len(refs)]
         if len(arrays) != len(refs):
+            if arrays and isinstance(arrays[0], (list, tuple)):
+                arrays = [np.asarray(a) for a in arrays]  # (TF: nested lists become arrays)
             if arrays and not hasattr(arrays[0], "shape") and len(refs) > 1:
                 raise ValueError(f"Error when checking model {what}: you are passing a list as "
                                  "input to your model, but the model expects a list of "
                                  f"{len(refs)} Numpy arrays instead. The list you passed was: "
                                  f"{str(arrays)[:200]}")
+            # the message shows the arrays as TF 1.15's standardize_single_array left them: 1-D
+            # ones made [n, 1] (unless the input they pair with is rank 1; targets always)
+            ranks = [r.get_shape().ndims if what == "input" and r is not None else None
+                     for r in refs] + [None] * len(arrays)
+            arrays = [a[:, None] if isinstance(a, np.ndarray) and a.ndim == 1 and rank != 1
+                      else a for a, rank in zip(arrays, ranks)]
             raise ValueError(f"Error when checking model {what}: the list of Numpy arrays that "
                              f"you are passing to your model is not the size the model "
                              f"expected. Expected to see {len(refs)} array(s), but instead got "
