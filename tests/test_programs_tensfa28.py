@@ -954,3 +954,37 @@ def test_s51755160_one_target_per_sample_for_a_multi_output_model():
         "your model is not the size the model expected. Expected to see 3 array(s), but "
         "instead got the following list of 2 arrays: [array([[0.],\n       [1.]]), "
         "array([[0., 0.],\n       [0., 0.]])]...")
+
+
+def test_s35295191_s42191656_embedded_ids_and_a_one_column_argmax():
+    # ISSTA2018/s35295191 (embedding_lookup of [None, n] ids: [?, n, d], which matmul takes
+    # as a batch) and s42191656 (XOR with SummaryWriter dropped, unseeded -> seeded, 100 ->
+    # 20 steps: argmax over one column, so every prediction "matches")
+    x = tf.placeholder(tf.int32, [None, 4])
+    with tf.device('/cpu:0'), tf.name_scope("embedding"):
+        W = tf.Variable(tf.random_uniform([10, 3], -1.0, 1.0), name="W")
+        emb = tf.nn.embedding_lookup(W, x)
+    assert str(emb) == ('Tensor("embedding/embedding_lookup/Identity:0", shape=(?, 4, 3), '
+                        'dtype=float32, device=/device:CPU:0)')
+    assert tf.matmul(emb, tf.Variable(tf.ones([3, 5]))).get_shape().as_list() == [None, 4, 5]
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    X = tf.placeholder(tf.float32, shape=[4, 2], name='x')
+    Y = tf.placeholder(tf.float32, shape=[4, 1], name='y')
+    W = tf.Variable(tf.random_uniform([2, 2], -1, 1), name='W')
+    c = tf.Variable(tf.zeros([2]), name='c')
+    w = tf.Variable(tf.random_uniform([2, 1], -1, 1), name='w')
+    b = tf.Variable(tf.zeros([1]), name='b')
+    Yhat1 = tf.matmul(tf.matmul(X, W) + c, w) + b
+    ce = -tf.reduce_sum(Y * tf.log(tf.clip_by_value(Yhat1, 1e-10, 1.0)))
+    step1 = tf.train.AdamOptimizer(0.01).minimize(ce)
+    xd = [[0., 0.], [0., 1.], [1., 0.], [1., 1.]]
+    yd = [[0], [1], [1], [0]]
+    with tf.Session() as s:
+        s.run(tf.initialize_all_variables())
+        for _ in range(20):
+            s.run(step1, feed_dict={X: xd, Y: yd})
+        assert s.run(ce, feed_dict={X: xd, Y: yd}) == np.float32(0.23370299)
+        acc = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(Y, 1), tf.argmax(Yhat1, 1)), tf.float32))
+        r = s.run(acc, feed_dict={X: xd, Y: yd})
+        assert 'accuracy: ' + str(r * 100) + '%' == 'accuracy: 100.0%'
