@@ -1,11 +1,5 @@
-"""The long tail of TF 1.x programs (part 3 of 3): small single-author repositories in several
-domains
-(recommendation, physics, vision, medicine, NLP, finance, tabular), each reduced to a
-standalone form with small synthetic data (API calls, graph structure and training loop kept;
-sizes and step counts shrunk; helper code from the program's own repository inlined). Each
-test runs the reduced program and compares what it prints, line by line and exactly, with
-what TF 1.15 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds
-(measured). The programs keep their authors' code style, hence the lint exemptions."""
+"""The long tail of TF 1.x programs, part 3 of 3: as in test_programs_longtail28.py, each
+program reduced and compared line by line with what TF 1.15 printed (measured)."""
 # ruff: noqa: BLE001, F401, F841, I001, RUF059, UP031
 
 import re
