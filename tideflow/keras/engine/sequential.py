@@ -244,12 +244,12 @@ class Sequential(Model):
     def get_config(self):
         layers = [{"class_name": type(la).__name__, "config": la.get_config()}
                   for la in self._stack]
-        if (isinstance(self._input_layer, InputLayer) and layers
+        if (getattr(self, "_explicit_input_layer", False) and self.outputs and layers
                 and "batch_input_shape" not in layers[0]["config"]):
-            # built from an explicit InputLayer: its config carries the input shape (as TF's),
-            # so that from_config (load_model) rebuilds the graph and the weights load
-            layers.insert(0, {"class_name": "InputLayer",
-                              "config": self._input_layer.get_config()})
+            # as TF 1.15: built from an explicit InputLayer, the model's config leaves the
+            # InputLayer out and gives its first layer the input shape, so that from_config
+            # (load_model) rebuilds the graph (on an Input named '<first layer>_input')
+            layers[0]["config"]["batch_input_shape"] = self._input_layer._batch_input_shape
         config = {"name": self.name, "layers": layers}
         if self._build_input_shape is not None:
             # as TF 1.15: a model built late (build, first call or fit) records the shape
