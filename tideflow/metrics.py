@@ -80,9 +80,12 @@ __all__ = [
 def _metric_variable(shape, dtype, name):
     """A zero-initialized local variable that ``local_variables_initializer`` resets."""
     # a callable initial value, as TF: its ops are <name>/Initializer/zeros
+    # synchronized on read and summed across replicas, as TF 1.15's (its VariableDef says so)
     return variables.Variable(
         lambda: fill_ops.zeros(shape, dtype), trainable=False, name=name, dtype=dtype,
-        collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
+        collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES],
+        synchronization=variables.VariableSynchronization.ON_READ,
+        aggregation=variables.VariableAggregation.SUM)
 
 
 def _to_float(x):

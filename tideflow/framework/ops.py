@@ -1143,7 +1143,11 @@ class Graph:
                 self._colocation_stack, self._device_function_stack = old, old_dev
             return
         if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
-            op = op._as_graph_element()
+            # as TF's _op_to_colocate_with: a resource variable colocates with its handle's
+            # op (_class "loc:@v"), not with the read its graph element is
+            handle = getattr(op, "handle", None) if getattr(op, "_resource", False) else None
+            op = (handle if isinstance(handle, Tensor) and handle._op._graph is self
+                  else op._as_graph_element())
         if isinstance(op, IndexedSlicesBase):
             op = op.op
         if isinstance(op, Tensor):

@@ -15,6 +15,7 @@ from tideflow.ops import (
     math_ops,
     reduction_ops,
     state_ops,
+    variables,
 )
 from tideflow.ops.layers_base import InputSpec, Layer, input_shape_of, smart_cond, static_bool
 
@@ -161,12 +162,16 @@ class BatchNormalization(Layer):
                 scope.set_partitioner(partitioner)
 
     def _build_statistics(self, param_shape):
+        # as TF 1.15: every statistic is synchronized on read and averaged across replicas
+        # (a meta graph's VariableDef carries ON_READ and MEAN)
+        on_read = {"synchronization": variables.VariableSynchronization.ON_READ,
+                   "aggregation": variables.VariableAggregation.MEAN}
         self.moving_mean = self.add_weight(
             "moving_mean", shape=param_shape, dtype=self._param_dtype,
-            initializer=self.moving_mean_initializer, trainable=False)
+            initializer=self.moving_mean_initializer, trainable=False, **on_read)
         self.moving_variance = self.add_weight(
             "moving_variance", shape=param_shape, dtype=self._param_dtype,
-            initializer=self.moving_variance_initializer, trainable=False)
+            initializer=self.moving_variance_initializer, trainable=False, **on_read)
         if self.renorm:
             # renorm tracks the inference statistics as a moving stddev, and the batch
             # statistics' own moving averages in renorm_mean / renorm_stddev
@@ -177,13 +182,13 @@ class BatchNormalization(Layer):
 
             self.moving_stddev = self.add_weight(
                 "moving_stddev", shape=param_shape, dtype=self._param_dtype,
-                initializer=stddev_initializer, trainable=False)
+                initializer=stddev_initializer, trainable=False, **on_read)
             self.renorm_mean = self.add_weight(
                 "renorm_mean", shape=param_shape, dtype=self._param_dtype,
-                initializer=self.moving_mean_initializer, trainable=False)
+                initializer=self.moving_mean_initializer, trainable=False, **on_read)
             self.renorm_stddev = self.add_weight(
                 "renorm_stddev", shape=param_shape, dtype=self._param_dtype,
-                initializer=stddev_initializer, trainable=False)
+                initializer=stddev_initializer, trainable=False, **on_read)
 
     def _assign_moving_average(self, variable, value, momentum, in_tf_cond=False):
         """``variable -= (variable - value) * (1 - momentum)``; ``in_tf_cond``: TF 1.15 makes

@@ -478,8 +478,10 @@ def _sum_grad(op, grad):
                 grad = array_ops.reshape(grad, list(hit[0]))
                 return pad_ops.tile(grad, list(hit[1])), None
     input_shape = array_ops.shape(x)
-    kept = _reduced_shape(input_shape, axes)
-    multiples = _safe_shape_div(input_shape, kept)
+    # as TF 1.15, the shape arithmetic is colocated with the Shape (its nodes' _class)
+    with input_shape._op._graph.colocate_with(input_shape._op):
+        kept = _reduced_shape(input_shape, axes)
+        multiples = _safe_shape_div(input_shape, kept)
     grad = array_ops.reshape(grad, kept)
     return pad_ops.tile(grad, multiples), None
 

@@ -423,8 +423,8 @@ class Variable(metaclass=_VariableMeta):
             self._initializer_op = ops.apply_op(
                 "AssignVariableOp", [handle, _guard_uninitialized(self._initial_value, n[:-1])],
                 {"dtype": self._dtype}, name=an)
-        with ops.name_scope("Read"), ops.colocate_with(None, ignore_existing=True), \
-                ops.device(handle.device):
+        # (as TF 1.15, the read keeps the scope's colocation: a slot's carries its primary's)
+        with ops.name_scope("Read"), ops.device(handle.device):
             self._snapshot = resource_variable_ops.read_variable_op(handle, self._dtype)
         self._graph_element = self._snapshot  # (TF's: what a feed or fetch names)
         if caching_device is not None:
