@@ -76,3 +76,34 @@ def test_statistics_and_metric_variables_are_synchronized_on_read():
                        **{f"batch_normalization/{n}:0": (3, 2) for n in stats})
     assert [v.name for v in tf.trainable_variables()] == [
         "batch_normalization/gamma:0", "batch_normalization/beta:0"]
+
+
+# ---- stripped op lists ----------------------------------------------------------------------
+
+def _arg_types(args):
+    return [(a.name, a.type, a.type_attr, a.number_attr) for a in args]
+
+
+def test_stripped_op_defs_without_tf2_attrs_take_tf_115s_fixed_types():
+    # TF 1.15's ConcatOffset (in every concat gradient), RFFT and Dequantize have fixed
+    # types where later TFs added type attrs; its DepthwiseConv2dNative no EXPLICIT padding
+    # (measured from TF 1.15's op registry)
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    tf.gradients(tf.concat([x, x], 1), x)
+    tf.spectral.rfft(tf.ones([4]))
+    q = tf.quantization.quantize(tf.ones([2]), 0.0, 1.0, tf.quint8)
+    tf.quantization.dequantize(q.output, 0.0, 1.0)
+    tf.nn.depthwise_conv2d(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), [1, 1, 1, 1], "SAME")
+    ops_ = {o.name: o for o in tf.train.export_meta_graph().meta_info_def.stripped_op_list.op}
+    off = ops_["ConcatOffset"]
+    assert _arg_types(off.input_arg) == [("concat_dim", 3, "", ""), ("shape", 3, "", "N")]
+    assert _arg_types(off.output_arg) == [("offset", 3, "", "N")]
+    assert [a.name for a in off.attr] == ["N"]
+    rfft = ops_["RFFT"]
+    assert _arg_types(rfft.input_arg) == [("input", 1, "", ""), ("fft_length", 3, "", "")]
+    assert _arg_types(rfft.output_arg) == [("output", 8, "", "")] and not rfft.attr
+    deq = ops_["Dequantize"]
+    assert _arg_types(deq.output_arg) == [("output", 1, "", "")]
+    assert [a.name for a in deq.attr] == ["T", "mode"]
+    pad = next(a for a in ops_["DepthwiseConv2dNative"].attr if a.name == "padding")
+    assert list(pad.allowed_values.list.s) == [b"SAME", b"VALID"]

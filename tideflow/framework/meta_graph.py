@@ -151,12 +151,17 @@ def op_def_proto(op_def):
                          allows_uninitialized_input=op_def.name in _UNINITIALIZED_INPUT_OPS,
                          is_commutative=op_def.name in _COMMUTATIVE_OPS,
                          is_aggregate=op_def.name in _AGGREGATE_OPS)
+    newer = op_def.newer_attrs
     for args, field in ((op_def.inputs, p.input_arg), (op_def.outputs, p.output_arg)):
         for a in args:
             arg = field.add(name=a.name, is_ref=a.is_ref)
             if a.fixed_type is not None:
                 arg.type = a.fixed_type.as_datatype_enum
-            if a.type_attr:
+            if a.type_attr in newer:
+                # typed by an attr TF 1.15's op lacks: TF 1.15's fixed type, the attr's
+                # default (ConcatOffset's int32 shapes, RFFT's float32 input)
+                arg.type = op_def.attrs[a.type_attr].default.as_datatype_enum
+            elif a.type_attr:
                 arg.type_attr = a.type_attr
             if a.number_attr:
                 arg.number_attr = a.number_attr
@@ -168,7 +173,10 @@ def op_def_proto(op_def):
         attr = p.attr.add(name=spec.name, type=spec.type)
         if spec.allowed:  # TF's allowed_values, in the order declared
             if spec.type == "string":
-                attr.allowed_values.list.s.extend(str(v).encode() for v in spec.allowed)
+                allowed = list(spec.allowed)
+                if spec.name == "padding" and "explicit_paddings" in newer:
+                    allowed.remove("EXPLICIT")  # (TF 1.15's op has no explicit paddings)
+                attr.allowed_values.list.s.extend(str(v).encode() for v in allowed)
             else:
                 attr.allowed_values.list.type.extend(d.as_datatype_enum for d in spec.allowed)
         if spec.minimum is not None:
