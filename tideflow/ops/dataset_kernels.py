@@ -255,7 +255,16 @@ _declare("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targu
          lambda ctx, fn, d, args, c, b: dv.Interleave(d, fn, args, _int(c), _int(b),
                                                       slot_seeds=ctx.op.name),
          ["f: func", *_FN], fn_attrs=["f"])
+def _interleave_lengths(cycle, block):
+    # TF 1.15's ParallelInterleaveDataset(V2) words for these (InterleaveDataset's differ)
+    if cycle <= 0:
+        raise errors.InvalidArgumentError(None, None, "`cycle_length` must be > 0")
+    if block <= 0:
+        raise errors.InvalidArgumentError(None, None, "`block_length` must be > 0")
+
+
 def _legacy_parallel_interleave(ctx, fn, d, args, cycle, block, sloppy, buffered, prefetched):
+    _interleave_lengths(_int(cycle), _int(block))
     if _int(buffered) <= 0:
         raise errors.InvalidArgumentError(None, None, "`buffer_output_elements` must be "
                                           "greater than zero.")
@@ -263,6 +272,24 @@ def _legacy_parallel_interleave(ctx, fn, d, args, cycle, block, sloppy, buffered
         raise errors.InvalidArgumentError(None, None, "`prefetch_input_elements` must be "
                                           "greater than or equal to zero.")
     return dv.Interleave(d, fn, args, _int(cycle), _int(block), error_takes_slot=True)
+
+
+def _parallel_interleave_v2(ctx, fn, d, args, cycle, block, n):
+    # Dataset.interleave(num_parallel_calls=...): TF 1.15 checks the lengths, then that the
+    # calls are positive (or AUTOTUNE) and no more than the cycle (AUTOTUNE's: the CPUs)
+    cycle, block, n = _int(cycle), _int(block), _int(n)
+    if cycle == -1:
+        import os
+
+        cycle = os.cpu_count() or 1
+    _interleave_lengths(cycle, block)
+    if n != -1 and n <= 0:
+        raise errors.InvalidArgumentError(None, None, "num_parallel_calls must be greater "
+                                          "than zero.")
+    if n > cycle:
+        raise errors.InvalidArgumentError(None, None, "num_parallel_calls must less than or "
+                                          "equal to cycle_length.")
+    return dv.Interleave(d, fn, args, cycle, block)
 
 
 # tf.data.experimental.parallel_interleave's op (its elements in the deterministic order)
@@ -274,8 +301,7 @@ _declare("ParallelInterleaveDataset",
 _declare("ParallelInterleaveDatasetV2",
          ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
           "block_length: int64", "num_parallel_calls: int64"],
-         lambda ctx, fn, d, args, c, b, n: dv.Interleave(d, fn, args, _int(c), _int(b)),
-         ["f: func", *_FN, "sloppy: bool = false"], fn_attrs=["f"])
+         _parallel_interleave_v2, ["f: func", *_FN, "sloppy: bool = false"], fn_attrs=["f"])
 
 
 def _parallelism(n):

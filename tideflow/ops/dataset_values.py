@@ -735,24 +735,34 @@ class _MapAndBatchIter:
             else:
                 elems.append(elem)
             count += 1
-        if count == 0 or (self.drop and count < self.n and err is None):
+        if count == 0:
             raise StopIteration
         if err is not None:
             raise err
+        if self.drop and count < self.n:
+            # TF 1.15 copies each result into the batch as it comes, so a partial batch it
+            # drops still fails on an element whose shape differs from the first's
+            for k in range(len(self.dts)):
+                _same_shapes([e[k] for e in elems])
+            raise StopIteration
         out = []
         for k, d in enumerate(self.dts):
             vals = [e[k] for e in elems]
-            first = (np.shape(vals[0]) if not isinstance(vals[0], (SparseValue, RaggedTensorValue))
-                     else None)
-            if first is not None:
-                for v in vals[1:]:
-                    if np.shape(v) != first:
-                        raise errors.InvalidArgumentError(
-                            None, None, "Cannot add tensor to the batch: number of elements "
-                            f"does not match. Shapes are: [tensor]: {_shape_str(np.shape(v))}, "
-                            f"[batch]: {_shape_str(first)}")
+            _same_shapes(vals)
             out.append(stack(vals, d, k))
         return out
+
+
+def _same_shapes(vals):
+    first = (np.shape(vals[0]) if not isinstance(vals[0], (SparseValue, RaggedTensorValue))
+             else None)
+    if first is not None:
+        for v in vals[1:]:
+            if np.shape(v) != first:
+                raise errors.InvalidArgumentError(
+                    None, None, "Cannot add tensor to the batch: number of elements "
+                    f"does not match. Shapes are: [tensor]: {_shape_str(np.shape(v))}, "
+                    f"[batch]: {_shape_str(first)}")
 
 
 def _shape_str(shape):

@@ -1,0 +1,341 @@
+"""Differential fuzzing of tf.data pipelines against TF 1.15 (session 29, helper h323): the
+minimal cases where tideflow differed from TF 1.15 (values, order, static specs, errors and
+the get_next at which they come), with TF 1.15's behaviour as measured, and a small seeded fuzz
+run checking random pipelines (sources, map/filter/batch/padded_batch/shuffle-free transforms,
+zip, concatenate, flat_map, interleave, window, unbatch, enumerate, scan, take/skip/shard,
+repeat) against an independent pure-Python evaluation of the same pipeline."""
+
+# ruff: noqa: B023  (the builders' lambdas are traced in the iteration that makes them)
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _pull(ds, n=50, init=False):
+    """Elements (or (error class, message) pairs) up to the end, as TF's get_next gives them."""
+    out = []
+    with tf.Session() as s:
+        if init:
+            it = ds.make_initializable_iterator()
+            nxt = it.get_next()
+            s.run(it.initializer)
+        else:
+            nxt = ds.make_one_shot_iterator().get_next()
+        for _ in range(n):
+            try:
+                out.append(s.run(nxt))
+            except tf.errors.OutOfRangeError:
+                return out
+            except tf.errors.OpError as e:
+                out.append((type(e).__name__, e.message.split("\n")[0]))
+    return out
+
+
+# ---- minimal cases (TF 1.15's behaviour measured) --------------------------------------------
+
+@pytest.mark.parametrize("cycle,block,calls,msg", [
+    (1, 1, 3, "num_parallel_calls must less than or equal to cycle_length."),
+    (0, 1, 1, "`cycle_length` must be > 0"),
+    (-2, 1, 1, "`cycle_length` must be > 0"),
+    (0, 1, 0, "`cycle_length` must be > 0"),
+    (2, 0, 1, "`block_length` must be > 0"),
+    (2, 1, 0, "num_parallel_calls must be greater than zero."),
+    (2, 1, -2, "num_parallel_calls must be greater than zero."),
+])
+def test_parallel_interleave_checks_its_arguments(cycle, block, calls, msg):
+    # TF 1.15's ParallelInterleaveDatasetV2 (interleave with num_parallel_calls) refuses more
+    # calls than the cycle: the initializer fails, a one-shot iterator fails each get_next
+    ds = tf.data.Dataset.range(3).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x), cycle_length=cycle, block_length=block,
+        num_parallel_calls=calls)
+    it = ds.make_initializable_iterator()
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(it.initializer)
+    assert e.value.message.split("\n")[0] == msg
+    assert _pull(ds, 2) == [("InvalidArgumentError", "[_Derived_]" + msg),
+                            ("InvalidArgumentError", msg)]
+
+
+def test_parallel_interleave_within_limits_and_autotune():
+    f = lambda x: tf.data.Dataset.from_tensors(x)
+    ds = tf.data.Dataset.range(3).interleave(f, cycle_length=2, num_parallel_calls=2)
+    assert _pull(ds) == [0, 1, 2]
+    ds = tf.data.Dataset.range(3).interleave(f, cycle_length=2, num_parallel_calls=-1)
+    assert _pull(ds) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("cycle,block,msg", [
+    (0, 1, "`cycle_length` must be > 0"),
+    (2, 0, "`block_length` must be > 0"),
+    (-1, 1, "`cycle_length` must be > 0"),
+])
+def test_experimental_parallel_interleave_checks_lengths_first(cycle, block, msg):
+    # TF 1.15's ParallelInterleaveDataset checks the lengths before the buffer sizes (whose
+    # defaults come from them)
+    ds = tf.data.Dataset.range(3).apply(tf.data.experimental.parallel_interleave(
+        lambda x: tf.data.Dataset.from_tensors(x), cycle_length=cycle, block_length=block))
+    it = ds.make_initializable_iterator()
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+        s.run(it.initializer)
+
+
+def test_map_and_batch_dropped_partial_batch_still_checks_shapes():
+    # TF 1.15's MapAndBatch copies each result into its batch as it comes: the last, partial
+    # batch fails on a shape differing from its first element's, then the input ends
+    ds = tf.data.experimental.Counter(3, 2).take(2).apply(tf.data.experimental.map_and_batch(
+        lambda x: tf.range(x % 5), 3, drop_remainder=True))
+    msg = ("Cannot add tensor to the batch: number of elements does not match. Shapes are: "
+           "[tensor]: [0], [batch]: [3]")
+    assert _pull(ds) == [("InvalidArgumentError", msg)]
+    # same shapes: the partial batch is dropped quietly
+    ds = tf.data.Dataset.range(4).apply(tf.data.experimental.map_and_batch(
+        lambda x: tf.fill([2], x), 3, drop_remainder=True))
+    out = _pull(ds)
+    assert len(out) == 1 and out[0].tolist() == [[0, 0], [1, 1], [2, 2]]
+
+
+# ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
+# Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
+# (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each
+# step is (name, args); _build makes the tf.data pipeline, _evaluate the Python lists.
+
+def _windows(xs, size, shift, stride, drop):
+    out, start = [], 0
+    while start < len(xs):
+        w = xs[start:start + (size - 1) * stride + 1:stride][:size]
+        if len(w) == size or not drop:
+            out.append(w)
+        start += shift
+    return out
+
+
+def _interleave(xs, fn, cycle, block):
+    # TF 1.15's InterleaveDataset: a ring of slots, an empty slot opening the next input
+    src, slots, out = iter(xs), [None] * cycle, []
+    i = k = n_open = 0
+    end = False
+    while not end or n_open:
+        if slots[i] is not None:
+            try:
+                out.append(next(slots[i]))
+                k += 1
+                if k == block:
+                    i, k = (i + 1) % cycle, 0
+            except StopIteration:
+                slots[i] = None
+                n_open -= 1
+                i, k = (i + 1) % cycle, 0
+        elif not end:
+            try:
+                slots[i] = iter(fn(next(src)))
+                n_open += 1
+            except StopIteration:
+                end = True
+        else:
+            i, k = (i + 1) % cycle, 0
+    return out
+
+
+def _evaluate(steps):
+    (src, a), rest = steps[0], steps[1:]
+    if src == "range":
+        xs = list(range(*a))
+    elif src == "slices":
+        xs = list(a)
+    else:  # zip of a range and slices
+        xs = list(zip(range(*a[0]), a[1]))
+    for name, a in rest:
+        if name == "lin":
+            xs = [x * a[0] + a[1] for x in xs]
+        elif name == "pair":
+            xs = [(x, x * a) for x in xs]
+        elif name == "vec":
+            xs = [list(range(x % 5)) for x in xs]
+        elif name == "sum":
+            xs = [sum(x) for x in xs]
+        elif name == "swap":
+            xs = [(b, c) for c, b in xs]
+        elif name == "add":
+            xs = [b + c for b, c in xs]
+        elif name == "filter":
+            key = (lambda x: x) if isinstance(xs[0] if xs else 0, int) else _key
+            xs = [x for x in xs if key(x) % a[0] == a[1]]
+        elif name == "batch":
+            n, drop = a
+            chunks = [xs[i:i + n] for i in range(0, len(xs), n)]
+            chunks = [c for c in chunks if len(c) == n or not drop]
+            xs = [([e[0] for e in c], [e[1] for e in c]) if isinstance(c[0], tuple) else c
+                  for c in chunks]
+        elif name == "padded":
+            n, drop = a
+            chunks = [xs[i:i + n] for i in range(0, len(xs), n)]
+            chunks = [c for c in chunks if len(c) == n or not drop]
+            xs = [[r + [0] * (max(map(len, c)) - len(r)) for r in c] for c in chunks]
+        elif name == "unbatch":
+            xs = [e for x in xs for e in (list(zip(*x)) if isinstance(x, tuple) else x)]
+        elif name == "take":
+            xs = xs[:a] if a >= 0 else xs
+        elif name == "skip":
+            xs = xs[a:] if a >= 0 else []
+        elif name == "shard":
+            xs = xs[a[1]::a[0]]
+        elif name == "repeat":
+            xs = xs * a
+        elif name == "flat_map":
+            xs = [e for x in xs for e in range(x % 4)]
+        elif name == "interleave":
+            xs = _interleave(xs, lambda x: range(x % 4), *a)
+        elif name == "window":
+            xs = _windows(xs, *a)
+        elif name == "enumerate":
+            xs = [(a + i, x) for i, x in enumerate(xs)]
+        elif name == "scan":
+            st, out = a, []
+            for x in xs:
+                out.append((st, x))
+                st += x
+            xs = out
+        elif name == "concat":
+            xs = xs + list(range(*a))
+    return xs
+
+
+def _key(x):
+    return x[0] if isinstance(x, tuple) else sum(x)
+
+
+def _build(steps):
+    (src, a), rest = steps[0], steps[1:]
+    D = tf.data.Dataset
+    if src == "range":
+        ds = D.range(*a)
+    elif src == "slices":
+        ds = D.from_tensor_slices(np.array(a, np.int64).reshape(-1))
+    else:
+        ds = D.zip((D.range(*a[0]), D.from_tensor_slices(np.array(a[1], np.int64).reshape(-1))))
+    for name, a in rest:
+        if name == "lin":
+            ds = ds.map(lambda x: x * a[0] + a[1])
+        elif name == "pair":
+            ds = ds.map(lambda x: (x, x * a), num_parallel_calls=2)
+        elif name == "vec":
+            ds = ds.map(lambda x: tf.range(x % 5))
+        elif name == "sum":
+            ds = ds.map(lambda x: tf.reduce_sum(x))
+        elif name == "swap":
+            ds = ds.map(lambda b, c: (c, b))
+        elif name == "add":
+            ds = ds.map(lambda b, c: b + c)
+        elif name == "filter":
+            if isinstance(ds.output_types, tuple):
+                ds = ds.filter(lambda b, c: tf.equal(b % a[0], a[1]))
+            elif ds.output_shapes.ndims:
+                ds = ds.filter(lambda x: tf.equal(tf.reduce_sum(x) % a[0], a[1]))
+            else:
+                ds = ds.filter(lambda x: tf.equal(x % a[0], a[1]))
+        elif name == "batch":
+            ds = ds.batch(a[0], drop_remainder=a[1])
+        elif name == "padded":
+            ds = ds.padded_batch(a[0], [-1], drop_remainder=a[1])
+        elif name == "unbatch":
+            ds = ds.apply(tf.data.experimental.unbatch())
+        elif name == "take":
+            ds = ds.take(a)
+        elif name == "skip":
+            ds = ds.skip(a)
+        elif name == "shard":
+            ds = ds.shard(*a)
+        elif name == "repeat":
+            ds = ds.repeat(a)
+        elif name == "flat_map":
+            ds = ds.flat_map(lambda x: D.range(x % 4))
+        elif name == "interleave":
+            ds = ds.interleave(lambda x: D.range(x % 4), cycle_length=a[0], block_length=a[1])
+        elif name == "window":
+            size, shift, stride, drop = a
+            ds = ds.window(size, shift, stride, drop).flat_map(lambda w: w.batch(size))
+        elif name == "enumerate":
+            ds = ds.apply(tf.data.experimental.enumerate_dataset(a))
+        elif name == "scan":
+            ds = ds.apply(tf.data.experimental.scan(
+                tf.constant(a, tf.int64), lambda st, x: (st + x, (st, x))))
+        elif name == "concat":
+            ds = ds.concatenate(D.range(*a))
+        elif name == "prefetch":
+            ds = ds.prefetch(a)
+        elif name == "cache":
+            ds = ds.cache()
+    return ds
+
+
+_NEXT = {  # kind -> [(step, its args' maker, the kind it makes)]
+    "S": [("lin", lambda r: (int(r.randint(-2, 3)), int(r.randint(-3, 4))), "S"),
+          ("pair", lambda r: int(r.randint(-2, 3)), "P"), ("vec", None, "V"),
+          ("filter", None, "S"), ("batch", None, "V"), ("flat_map", None, "S"),
+          ("interleave", lambda r: (int(r.randint(1, 4)), int(r.randint(1, 3))), "S"),
+          ("window", lambda r: (int(r.randint(1, 4)), int(r.randint(1, 3)),
+                                int(r.randint(1, 3)), bool(r.randint(2))), "V"),
+          ("enumerate", lambda r: int(r.randint(0, 3)), "P"),
+          ("scan", lambda r: int(r.randint(-2, 3)), "P"),
+          ("concat", lambda r: (int(r.randint(0, 3)), int(r.randint(2, 6))), "S")],
+    "P": [("add", None, "S"), ("swap", None, "P"), ("filter", None, "P"), ("batch", None, "B")],
+    "V": [("sum", None, "S"), ("filter", None, "V"), ("unbatch", None, "S"),
+          ("padded", None, "M")],
+    "B": [("unbatch", None, "P"), ("add", None, "V")],
+    "M": [("unbatch", None, "V")],
+}
+_ANY = [("take", lambda r: int(r.randint(-1, 9)), None),
+        ("skip", lambda r: int(r.choice([-1, 0, 1, 1, 2, 3])), None),
+        ("shard", lambda r: (2, int(r.randint(0, 2))), None),
+        ("repeat", lambda r: int(r.choice([0, 1, 2, 2, 3])), None), ("prefetch", lambda r: 2, None),
+        ("cache", None, None)]
+
+
+def _random_pipeline(seed):
+    r = np.random.RandomState(seed)
+    c = r.randint(3)
+    if c == 0:
+        steps, kind = [("range", (int(r.randint(-3, 4)), int(r.randint(4, 16)),
+                                  int(r.choice([1, 1, 2, 3]))))], "S"
+    elif c == 1:
+        steps, kind = [("slices", [int(v) for v in r.randint(-5, 20, r.randint(1, 10))])], "S"
+    else:
+        n = int(r.randint(1, 8))
+        steps, kind = [("zip", ((0, n), [int(v) for v in r.randint(0, 9, n)]))], "P"
+    for _ in range(r.randint(1, 6)):
+        opts = _NEXT[kind] + _ANY
+        name, mk, to = opts[r.randint(len(opts))]
+        if name in ("batch", "padded"):
+            args = (int(r.randint(1, 4)), bool(r.randint(2)))
+        elif name == "filter":
+            m = int(r.randint(2, 4))
+            args = (m, int(r.randint(m)))
+        else:
+            args = mk(r) if mk else None
+        steps.append((name, args))
+        kind = to or kind
+    return steps
+
+
+def _as_python(v):
+    if isinstance(v, tuple):
+        return tuple(_as_python(x) for x in v)
+    return np.asarray(v).tolist()
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_seeded_pipelines_match_a_python_evaluation(chunk):
+    for seed in range(chunk * 15, chunk * 15 + 15):
+        steps = _random_pipeline(seed)
+        want = _evaluate(steps)
+        with tf.Graph().as_default():
+            got = [_as_python(v) for v in _pull(_build(steps), 60, init=seed % 2 == 1)]
+        want = [tuple(w) if isinstance(w, tuple) else w for w in want][:60]
+        assert got == want, (seed, steps)
