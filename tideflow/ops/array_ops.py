@@ -952,7 +952,15 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):
     elif not isinstance(axis, (list, tuple, np.ndarray)):
         # an attr, never a tensor: TF's wrapper rejects a Tensor before iterating it
         raise TypeError(f"Expected list for 'axis' argument to 'squeeze' Op, not {axis!r}.")
-    return ops.apply_op("Squeeze", [input], {"squeeze_dims": list(axis)}, name=name)._outputs[0]
+    dims = []
+    for a in axis:  # TF's wrapper makes each an int under its Python name 'axis'
+        try:
+            if isinstance(a, str):
+                raise TypeError
+            dims.append(int(a))
+        except (TypeError, ValueError):
+            raise TypeError(f"Expected int for argument 'axis' not {a!r}.") from None
+    return ops.apply_op("Squeeze", [input], {"squeeze_dims": dims}, name=name)._outputs[0]
 
 
 @add_dispatch_support  # a RaggedTensor: ragged expand_dims

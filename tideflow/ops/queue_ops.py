@@ -749,16 +749,40 @@ def _check_handle(handle, types=None):
     return handle
 
 
+def _signature_error(have_in, have_out, want_in, want_out):
+    """TF's OpKernelContext::MatchSignature words: a queue op's input or output types other
+    than its queue's components ("have: resource, float-> expected: resource, float, int32->")."""
+    def types(ts):
+        return ", ".join(dtypes.type_string(t) for t in ts)
+
+    return errors.InvalidArgumentError(
+        None, None, f"Signature mismatch, have: {types(have_in)}->{types(have_out)} "
+                    f"expected: {types(want_in)}->{types(want_out)}")
+
+
+def _queue_for(handle, components, extra_in=(), outputs=None):
+    """The queue of ``handle``, once the op's types match its components as TF's kernels
+    check them first (components in; or ``outputs``, a dequeue's, out)."""
+    q = _check_handle(handle)
+    have = list(components if outputs is None else outputs)
+    if have != q.dtypes:
+        lead = [dtypes.resource, *extra_in]
+        if outputs is None:
+            raise _signature_error(lead + have, (), lead + q.dtypes, ())
+        raise _signature_error(lead, have, lead, q.dtypes)
+    return q
+
+
 def _enqueue_kernel(handle, components, *, Tcomponents, step, ctx):
-    _check_handle(handle, Tcomponents).enqueue(components, step, ctx.op)
+    _queue_for(handle, Tcomponents).enqueue(components, step, ctx.op)
 
 
 def _enqueue_many_kernel(handle, components, *, Tcomponents, step, ctx):
-    _check_handle(handle, Tcomponents).enqueue_many(components, step, ctx.op)
+    _queue_for(handle, Tcomponents).enqueue_many(components, step, ctx.op)
 
 
 def _dequeue_kernel(handle, *, component_types, step):
-    return _check_handle(handle, component_types).dequeue(step)
+    return _queue_for(handle, (), outputs=component_types).dequeue(step)
 
 
 def _count(n):
@@ -767,12 +791,13 @@ def _count(n):
 
 
 def _dequeue_many_kernel(handle, n, *, component_types, step):
-    return _check_handle(handle, component_types).dequeue_many(_count(n), step)
+    q = _queue_for(handle, (), [dtypes.int32], component_types)
+    return q.dequeue_many(_count(n), step)
 
 
 def _dequeue_up_to_kernel(handle, n, *, component_types, step):
-    return _check_handle(handle, component_types).dequeue_many(_count(n), step,
-                                                              allow_small_batch=True)
+    q = _queue_for(handle, (), [dtypes.int32], component_types)
+    return q.dequeue_many(_count(n), step, allow_small_batch=True)
 
 
 def _close_kernel(handle, *, cancel_pending_enqueues, step):

@@ -93,7 +93,7 @@ def var_handle_op(dtype, shape, container="", shared_name="", name=None):
 
 
 def _read_error(ctx, h):
-    return state_ops._resource_read_error(h.var_op, ctx.resource_mgr)
+    return state_ops._resource_read_error(h.var_op, ctx.resource_mgr, ctx.op)
 
 
 def _missing_error(ctx, h, op):

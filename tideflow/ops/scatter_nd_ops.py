@@ -68,6 +68,9 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
     bad = np.any((flat < 0) | (flat >= np.asarray(out.shape[:k], dtype=np.int64)), axis=1)
     if bad.any():
         i = int(np.argmax(bad))
+        if i:  # TF's CPU kernel stops at the first bad index: the slices before it are updated
+            _scatter_into(op_type, out, flat[:i], updates.reshape((-1,) + out.shape[k:])[:i],
+                          mode, op)
         from tideflow.ops.gather_ops import _slice_str
 
         raise invalid(f"indices{_slice_str(i, indices.shape[:-1])} = {flat[i].tolist()} "

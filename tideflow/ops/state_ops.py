@@ -147,13 +147,14 @@ def _accepts_uninitialized(ctx, var_op):
 # ------------------------------------------------------------------------------------------
 
 
-def _resource_read_error(op, mgr):
+def _resource_read_error(op, mgr, reader=None):
     """TF 1.15's words for reading a resource variable never assigned: its container
-    ("localhost") does not exist until some resource variable of the session is."""
+    ("localhost") does not exist until some resource variable of the session is. The error's
+    op is the ``reader`` (the ReadVariableOp or update that failed), as TF's."""
     container = op._attrs.get("container") or "localhost"
     name = op._attrs.get("shared_name") or op._name
     return errors.FailedPreconditionError(
-        None, op, f"Error while reading resource variable {name} from Container: {container}. "
+        None, reader if reader is not None else op, f"Error while reading resource variable {name} from Container: {container}. "
                   f"This could mean that the variable was uninitialized. Not found: "
                   f"{_resource_missing(op, mgr)}")
 
@@ -510,11 +511,18 @@ def scatter_ref_kernel(apply):
         bad = np.flatnonzero((indices.reshape(-1) < 0) | (indices.reshape(-1) >= n))
         if bad.size:
             i = int(bad[0])
-            pos = np.unravel_index(i, indices.shape) if indices.ndim else ()
+            if i:
+                # TF's CPU kernel updates row by row and stops at the first bad index: the
+                # rows before it stay updated
+                rows = updates if updates.ndim == 0 else \
+                    updates.reshape((-1,) + ref.shape[1:])[:i]
+                with lock():
+                    apply(ref, indices.reshape(-1)[:i], rows)
+            # (a scalar index is TF's "indices = 7", no brackets)
+            pos = _shape_str(np.unravel_index(i, indices.shape)) if indices.ndim else ""
             raise errors.InvalidArgumentError(
                 None, op,
-                f"indices{_shape_str(pos)} = {int(indices.reshape(-1)[i])} is not in "
-                f"[0, {n})",
+                f"indices{pos} = {int(indices.reshape(-1)[i])} is not in [0, {n})",
             )
         with lock():
             apply(ref, indices, updates)

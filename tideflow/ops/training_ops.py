@@ -409,7 +409,7 @@ _CHECKS_VALUES = frozenset({"ApplyFtrl", "SparseApplyFtrl", "ApplyFtrlV2", "Spar
                             "ApplyProximalAdagrad", "SparseApplyProximalAdagrad"})
 
 
-def _check_dense(op, names, refs, grad, scalars, scalar_names):
+def _check_dense(op, names, refs, grad, scalars, scalar_names, grad_name="grad"):
     var = refs[0]
     for name, r in zip(names[1:], refs[1:]):
         if r.shape != var.shape:
@@ -424,7 +424,8 @@ def _check_dense(op, names, refs, grad, scalars, scalar_names):
         elif np.ndim(s) != 0:
             raise _invalid(op, f"{name} is not a scalar: {_shape_str(np.shape(s))}")
     if grad is not None and grad.shape != var.shape:
-        raise _invalid(op, "var and grad do not have the same shape"
+        # (TF's gradient descent kernels name their input 'delta', the others 'grad')
+        raise _invalid(op, f"var and {grad_name} do not have the same shape"
                            f"{_shape_str(var.shape)} {_shape_str(grad.shape)}")
 
 
@@ -516,6 +517,7 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
     """The kernel of a dense Apply* op; ``run.donated`` may use the gradient's buffer."""
     ref_idx = [i for i, k in enumerate(kinds) if k == "ref"]
     grad_idx = kinds.index("grad")
+    grad_name = op._op_def.inputs[grad_idx].name
     scalar_idx = [i for i, k in enumerate(kinds) if k == "scalar"]
     unlocked = not locks._locks
     plain = _split(update, len(ref_idx) + 1)
@@ -525,7 +527,7 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
             refs = [args[i] for i in ref_idx]
             grad = np.asarray(args[grad_idx])
             scalars = [np.asarray(args[i]) for i in scalar_idx]
-            _check_dense(op, ref_names, refs, grad, scalars, scalar_names)
+            _check_dense(op, ref_names, refs, grad, scalars, scalar_names, grad_name)
             if fn is not plain and not (
                     grad.dtype == refs[0].dtype and all(s.dtype == grad.dtype for s in scalars)):
                 fn_ = plain  # mixed precision: keep the rounding of the plain update

@@ -950,8 +950,10 @@ def op_error_for(e, op):
         return e
     prefix = f"{op.type} op '{op.name}': " if op is not None else ""
     text = _tf_wording(e)
-    # a message put in TF's words reads as TF's kernel says it (the node line names the op)
-    msg = f"{text}{where}" if text != str(e) else f"{prefix}{text}{where}"
+    # a message put in TF's words reads as TF's kernel says it (the node line names the op);
+    # so does a kernel's own 'Incompatible shapes' (BroadcastGradientArgs's)
+    msg = f"{text}{where}" if text != str(e) or text.startswith("Incompatible shapes: [") \
+        else f"{prefix}{text}{where}"
     if isinstance(e, MemoryError):
         return errors.ResourceExhaustedError(None, op, msg)
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
@@ -989,16 +991,26 @@ _TAG_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.\-/]*")
 
 
 _BROADCAST = re.compile(r"operands could not be broadcast together with shapes ((?:\([^)]*\) ?)+)")
+# (np.broadcast_arrays's words for the same, arguments 0 and 1 of a binary kernel)
+_BROADCAST_ARGS = re.compile(r"shape mismatch: objects cannot be broadcast to a single shape\.  "
+                             r"Mismatch is between arg 0 with shape (\([^)]*\)) and arg 1 with "
+                             r"shape (\([^)]*\))")
 
 
 def _tf_wording(e):
     """NumPy's message for ``e`` in TF's words where users grep for TF's: a broadcast between
     incompatible shapes is TF's 'Incompatible shapes: [2,3] vs. [4]'."""
     text = str(e)
-    m = _BROADCAST.search(text) if isinstance(e, ValueError) else None
-    if m is None:
+    if not isinstance(e, ValueError):
         return text
-    shapes = re.findall(r"\(([^)]*)\)", m.group(1))
+    m = _BROADCAST.search(text)
+    if m is None:
+        m = _BROADCAST_ARGS.search(text)
+        if m is None:
+            return text
+        shapes = [m.group(1)[1:-1], m.group(2)[1:-1]]
+    else:
+        shapes = re.findall(r"\(([^)]*)\)", m.group(1))
     dims = ["[" + ",".join(d.strip() for d in s.split(",") if d.strip()) + "]" for s in shapes]
     return "Incompatible shapes: " + " vs. ".join(dims)
 

