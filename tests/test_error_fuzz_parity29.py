@@ -136,3 +136,48 @@ def test_a_scatter_with_a_bad_index_keeps_the_rows_before_it(make, msg, want, re
         assert s.run(v).ravel().tolist() == want
 
 
+# -- ragged Python values ------------------------------------------------------------------
+FAILED = ("Failed to convert object of type <class 'list'> to Tensor. Contents: {}. Consider "
+          "casting elements to a supported type.")
+
+
+@pytest.mark.parametrize("make,cls,msg", [
+    # TF 1.15 (NumPy 1.18): an object array of the expected shape, which it fails to read
+    (lambda: tf.constant([1, [2, 3]]), TypeError, FAILED.format("[1, [2, 3]]")),
+    (lambda: tf.add([[1, [2]], [3, 4]], 1), TypeError, FAILED.format("[[1, [2]], [3, 4]]")),
+    (lambda: tf.constant([[1, 2], [3]]), ValueError,
+     "Argument must be a dense tensor: [[1, 2], [3]] - got shape [2], but wanted [2, 2]."),
+    # a dtype given: NumPy 1.18's words, without the detail later NumPy adds
+    (lambda: tf.constant([[1], [2, 3]], tf.float32), ValueError,
+     "setting an array element with a sequence."),
+    (lambda: tf.convert_to_tensor([1, []], tf.int64), ValueError,
+     "setting an array element with a sequence."),
+    # ... unless an array sits in the list: TF's type check refuses it first
+    (lambda: tf.constant([np.array([1, 2]), 3], tf.float32), TypeError,
+     "Expected float32, got array([1, 2]) of type 'ndarray' instead."),
+    (lambda: tf.convert_to_tensor([[1, 2], np.array([3])], tf.int64), TypeError,
+     "Expected int64, got array([3]) of type 'ndarray' instead."),
+])
+def test_ragged_values_fail_as_in_tf(make, cls, msg):
+    with pytest.raises(cls) as e:
+        make()
+    assert type(e.value) is cls and str(e.value) == msg
+
+
+# -- softmax along a fed axis: TF 1.15's graph ---------------------------------------------
+def test_softmax_of_a_fed_axis_wraps_and_fails_as_tfs_graph():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7.0
+    ax = tf.placeholder(tf.int32, [])
+    y = tf.nn.softmax(x, axis=ax)
+    assert y.name == "transpose_1:0" and y.get_shape().as_list() == [2, 3, 4]
+    want1 = np.exp(x) / np.exp(x).sum(1, keepdims=True)
+    with tf.Session() as s:
+        # (TF 1.15, measured: -3, 0 and 3 take axis 0; 1 and 100 axis 1; the last axis and
+        # -4, 5, -7 fail in the permutation's second Range)
+        np.testing.assert_allclose(s.run(y, {ax: 100}), want1, rtol=1e-6)
+        np.testing.assert_allclose(s.run(y, {ax: 3}), s.run(y, {ax: -3}), rtol=0)
+        for bad in (-1, 2, 5, -4):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                s.run(y, {ax: bad})
+            assert _first_line(e.value) == "Requires start <= limit when delta > 0: 3/2"
+            assert e.value.op.name == "range_1"

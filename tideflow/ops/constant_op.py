@@ -246,7 +246,14 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 if is_np:  # as TF: NumPy's own error casting an array ("could not convert")
                     raise
                 if "sequence" in str(e):  # ragged nesting: NumPy's ValueError, as in TF
-                    raise ValueError(str(e)) from None
+                    # (NumPy 1.18's words, TF 1.15's NumPy, without the later shape detail)
+                    arrays = [v for v in _flat_values(values) if isinstance(v, np.ndarray)]
+                    if arrays:  # (TF's type check refuses an array in a list before NumPy)
+                        raise TypeError(f"Expected {dtype.name}, got {arrays[0]!r} of type "
+                                        "'ndarray' instead.") from None
+                    msg = str(e)
+                    cut = msg.find(" The requested array")
+                    raise ValueError(msg[:cut] if cut > 0 else msg) from None
                 raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
             except TypeError:
                 raise  # as TF: NumPy's own words ("__int__ returned non-int (type NoneType)")
@@ -268,6 +275,12 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 got = re.search(r"detected shape was \(([\d, ]*)\)", str(e))
                 got = (f"error ({e})" if got is None else
                        str([int(d) for d in got.group(1).split(",") if d.strip()]))
+                if got == str(_dense_dims(values)):
+                    # NumPy 1.18 (TF 1.15's) made an object array of the shape TF expected,
+                    # which TF then failed to read as strings
+                    raise TypeError(f"Failed to convert object of type {type(values)} to "
+                                    f"Tensor. Contents: {values!r}. Consider casting elements "
+                                    "to a supported type.") from None
                 raise ValueError(f"Argument must be a dense tensor: {values} - got shape {got}, "
                                  f"but wanted {_dense_dims(values)}.") from None
             if arr.ndim:
@@ -338,10 +351,12 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """Creates a constant tensor holding ``value`` (converted with TF's dtype rules)."""
     try:
         arr = to_ndarray(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
-    except (NotImplementedError, ValueError):
+    except (NotImplementedError, ValueError, TypeError) as e:
         # a symbolic Tensor somewhere inside value (its __array__ raises, or a ragged list
-        # holds it): TF 1.15's make_tensor_proto finds the tensor first and says so in these
-        # words, whatever the nesting
+        # holds it, which NumPy 1.18 makes an object array of): TF 1.15's make_tensor_proto
+        # finds the tensor first and says so in these words, whatever the nesting
+        if isinstance(e, TypeError) and not str(e).startswith("Failed to convert object"):
+            raise
         if isinstance(value, ops.Tensor) or (isinstance(value, (list, tuple)) and any(
                 isinstance(v, ops.Tensor) for v in _flat_values(value))):
             raise TypeError("List of Tensors when single Tensor expected") from None

@@ -152,24 +152,18 @@ def _move_to_end(x, axis, rank):
 
 
 def _softmax_fed_axis(logits, op_type, axis, name):
-    """Softmax along an axis known only when the step runs: the permutation swapping it with
-    the last axis is computed then, and an axis outside [-rank, rank) fails the step."""
-    from tideflow.ops import logging_ops
-
-    axis = cast_ops.cast(axis, dtypes.int32)
-    r = array_ops.rank(logits)
-    a = axis + r * cast_ops.cast(math_ops.less(axis, 0), dtypes.int32)
-    check = logging_ops.Assert(
-        math_ops.logical_and(math_ops.greater_equal(a, 0), math_ops.less(a, r)),
-        ["softmax: the axis must be in the range [-rank, rank), got axis", axis, "rank", r])
-    with ops.control_dependencies([check]):
-        p = range_ops.range(r)
-    last = r - 1
-    at_axis = cast_ops.cast(math_ops.equal(p, a), dtypes.int32)
-    at_last = cast_ops.cast(math_ops.equal(p, last), dtypes.int32)
-    perm = p + at_axis * (last - p) + at_last * (a - p)  # swaps a and last (itself if equal)
-    out = array_ops.transpose(_op(op_type, [array_ops.transpose(logits, perm)])[0], perm)
-    out = array_ops.identity(out, name=name)
+    """Softmax along an axis known only when the step runs, built as TF 1.15 builds it: the
+    axis made non-negative by a Select, taken modulo the static rank, trades places with the
+    last axis through Range-built permutations. So an axis out of range wraps around, and
+    one that is (or wraps to) the last axis fails the step in the second Range ("Requires
+    start <= limit when delta > 0: 3/2"), as in TF 1.15."""
+    rank = logits.get_shape().ndims
+    ndims = array_ops.rank(logits)
+    axis = gather_ops.where(math_ops.less(axis, 0), axis + ndims, axis)
+    input_rank = array_ops.rank(logits)
+    dim_axis = axis % rank
+    out = _op(op_type, [_tf_swap_axis(logits, dim_axis, math_ops.subtract(input_rank, 1))])[0]
+    out = _tf_swap_axis(out, dim_axis, math_ops.subtract(input_rank, 1), name=name)
     out.set_shape(logits.get_shape())
     return out
 
