@@ -16,14 +16,43 @@ _NO_FOLD = {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault"}
 
 def const_values(order):
     """The values of the Const ops in ``order`` (read-only arrays). A Const with control
-    inputs stays an op of the plan, so that its consumers still run after those (as TF:
-    ``with tf.control_dependencies([a]): y = x * 2.0`` orders the Mul after ``a`` through the
-    Const 2.0 made inside the block)."""
+    inputs that have effects stays an op of the plan, so that its consumers still run after
+    those (as TF: ``with tf.control_dependencies([a]): y = x * 2.0`` orders the Mul after
+    ``a`` through the Const 2.0 made inside the block). One gated on pure ops only (the
+    weight of ``tf.losses``, cast under the NoOp of its static broadcast check) TF's
+    constant folding takes as a constant like any other (it forwards the control inputs to
+    what it folds), so its readers fold here too."""
     out = {}
     for op in order:
-        if op._type == "Const" and not op._control_inputs:
+        if op._type == "Const" and (not op._control_inputs or _gated_on_pure(op)):
             out[op._outputs[0]] = _readonly(op._attrs["value"])
     return out
+
+
+_HANDLES = frozenset({dtypes.resource, dtypes.variant})
+# pure ops that a step still runs for their checks (TF forwards the control input to what it
+# folds, so an unfed placeholder or a failing check still fails the step)
+_CHECKS = frozenset({"CheckNumerics", "EnsureShape", "PyFuncStateless"}) | _NO_FOLD
+
+
+def _gated_on_pure(op, limit=64):
+    """Whether everything ``op``'s control inputs wait for (their data and control inputs,
+    all the way up) is pure: no stateful or random op, no check, nothing reading a resource
+    or a reference (a TensorArray's read, a cond that assigns). A Const gated so is a
+    constant whose ordering no step can observe."""
+    stack, seen = list(op._control_inputs), set()
+    while stack:
+        c = stack.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        od = c._op_def
+        if od.is_stateful or od.is_random or len(seen) > limit or c._type in _CHECKS or any(
+                t._dtype._is_ref_dtype or t._dtype in _HANDLES for t in c._inputs):
+            return False
+        stack.extend(c._control_inputs)
+        stack.extend(t._op for t in c._inputs)
+    return True
 
 
 def _pure_controls(op, limit=64):
@@ -303,7 +332,6 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             and (_pure_controls(op)
                  or py_func and all(c._type == "Const" for c in op._control_inputs))
             and not od.kernel_wants_step
-            and not od.kernel_wants_ctx
             and (od.kernel_factory is None and od.kernel is not None or py_func)
             and all(t in consts and t not in fed for t in ins)
             and not any(t in fed for t in op._outputs)

@@ -1,0 +1,96 @@
+"""TF 1.15's constant folding and CSE where they change float32 bits (runtime/graph_passes.py,
+runtime/grappler*.py): a Const gated on pure control inputs folds into what reads it (the
+weight of ``tf.losses``, cast under its broadcast check's NoOp), Select folds, ...
+
+Each expected value is the CRC-32 of the float32 result's bytes, measured in TF 1.15 with the
+same program (``import tensorflow as tf``, grappler at its defaults)."""
+
+import zlib
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _data(seed, shape):
+    return np.random.RandomState(seed).uniform(-2, 2, shape).astype(np.float32)
+
+
+def _crc(v):
+    return zlib.crc32(np.ascontiguousarray(np.asarray(v, np.float32)).tobytes())
+
+
+def _run(build):
+    with tf.Graph().as_default():
+        fetches, feed = build()
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            return [_crc(v) for v in s.run(fetches, feed)]
+
+
+def _huber(reduction, shape, **kw):
+    def build():
+        e = _data(3, shape) if shape != [3] else np.array([0.38891202211380005, -0.2, 1.7],
+                                                          np.float32)
+        x = tf.placeholder(tf.float32, shape)
+        loss = tf.losses.huber_loss(tf.zeros(shape), x, reduction=reduction, **kw)
+        return [loss, tf.gradients(tf.reduce_sum(loss), x)[0]], {x: e}
+    return build
+
+
+def _mse():
+    x = tf.Variable(_data(1, [8, 5]))
+    y = tf.constant(_data(2, [8, 5]))
+    loss = tf.losses.mean_squared_error(y, x * 1.3)
+    return [loss, tf.gradients(loss, [x])[0]], None
+
+
+def _gated_div():
+    v = tf.Variable(_data(1, [64]), name="v")
+    with tf.control_dependencies([tf.no_op()]):
+        b = tf.constant(2.3, name="b") * 1.1
+    return [v / b], None
+
+
+_R = tf.losses.Reduction
+# name -> (build, CRC-32 of each fetched value measured in TF 1.15)
+CASES = {
+    # the gradient's AddN of two products and the folded -delta: TF sums the constant as
+    # folded (the weight 1.0's Mul folds with the ones the Sum's gradient tiles)
+    "huber_none": (_huber(_R.NONE, [3]), [0x2D9FD94D, 0x880AFFFC]),
+    "huber_none_big": (_huber(_R.NONE, [16, 9]), [0x60233854, 0xC7A3414D]),
+    "huber_mean": (_huber(_R.MEAN, [16, 9]), [0x03B9E12F, 0x42A07A8C]),
+    "huber_sum": (_huber(_R.SUM, [16, 9]), [0x8BFF8F1E, 0xC7A3414D]),
+    # num_present's Select of constants folds too (then 1 / n is pushed into the gradient)
+    "huber_weighted": (_huber(_R.SUM_BY_NONZERO_WEIGHTS, [16, 9], weights=0.3, delta=0.7),
+                       [0xF8CDC6E5, 0x0794F9F3]),
+    "mse": (_mse, [0x60D03870, 0xE47B4CA6]),
+    # b * 1.1 folds, so v / b runs as v * (1 / b)
+    "gated_div": (_gated_div, [0xA08D7580]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bits_as_tf(name):
+    build, want = CASES[name]
+    assert _run(build) == want
+
+
+@pytest.mark.parametrize("gate", ["placeholder", "check_numerics"])
+def test_const_gated_on_a_check_still_runs_it(gate):
+    # TF 1.15 folds c * 3. but forwards c's control input to the folded constant, so the
+    # unfed placeholder's Identity and the failing check still run (both measured there)
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [2], name="p")
+        if gate == "placeholder":
+            g, match = tf.identity(p), "You must feed a value for placeholder tensor 'p'"
+        else:
+            g, match = tf.debugging.check_numerics(tf.constant([1.0, np.nan]), "bad"), "NaN"
+        with tf.control_dependencies([g]):
+            c = tf.constant(2.0, name="c")
+        v = tf.Variable([1.0, 2.0])
+        with tf.Session() as s:
+            s.run(v.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError, match=match):
+                s.run(v * (c * 3.0))
