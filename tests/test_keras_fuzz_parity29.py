@@ -7,6 +7,7 @@ pass of the model's own get_weights(), and summary()'s counts equal the weights'
 
 import json
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -43,3 +44,179 @@ def test_sequential_from_input_layer_config_puts_input_shape_on_first_layer():
     assert m2.inputs[0].name == "reshape_input:0"
     assert list(m2.get_config()["layers"][0]["config"]) == [
         "name", "trainable", "batch_input_shape", "dtype", "target_shape"]
+
+
+# ---------------------------------------------------------------------------------------------
+# A small seeded fuzz checked without TF: random Sequential models of the common layers, whose
+# predict() must equal a float64 NumPy forward pass of their own get_weights(), and whose
+# summary() must count exactly the weights' sizes.
+
+_ACTS = {
+    "linear": lambda v: v,
+    "relu": lambda v: np.maximum(v, 0),
+    "tanh": np.tanh,
+    "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+    "softplus": lambda v: np.log1p(np.exp(v)),
+    "softsign": lambda v: v / (1 + np.abs(v)),
+    "elu": lambda v: np.where(v > 0, v, np.expm1(np.minimum(v, 0))),
+    "hard_sigmoid": lambda v: np.clip(0.2 * v + 0.5, 0, 1),
+    "softmax": lambda v: np.exp(v - v.max(-1, keepdims=True)) / np.exp(
+        v - v.max(-1, keepdims=True)).sum(-1, keepdims=True),
+}
+
+
+def _conv2d(x, k, stride, pad):
+    kh, kw = k.shape[:2]
+    if pad == "same":
+        oh, ow = -(-x.shape[1] // stride), -(-x.shape[2] // stride)
+        ph = max((oh - 1) * stride + kh - x.shape[1], 0)
+        pw = max((ow - 1) * stride + kw - x.shape[2], 0)
+        x = np.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)])
+    oh, ow = (x.shape[1] - kh) // stride + 1, (x.shape[2] - kw) // stride + 1
+    out = np.zeros((x.shape[0], oh, ow, k.shape[3]))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+            out += patch @ k[i, j]
+    return out
+
+
+def _pool2d(x, size, reduce):
+    oh, ow = x.shape[1] // size, x.shape[2] // size
+    x = x[:, :oh * size, :ow * size].reshape(x.shape[0], oh, size, ow, size, x.shape[3])
+    return reduce(x, axis=(2, 4))
+
+
+def _random_model(r):
+    """(layers, numpy forward functions taking (x, weights)), input shape and dtype."""
+    kind = r.choice(["vec", "img", "tok"])
+    shape = {"vec": (int(r.randint(3, 8)),), "img": (int(r.randint(5, 8)),) * 2 + (2,),
+             "tok": (int(r.randint(3, 6)),)}[kind]
+    layers, fwd, cur = [], [], list(shape)
+    if kind == "tok":
+        layers.append(L.Embedding(10, 3, input_length=shape[0]))
+        fwd.append(lambda x, w: w[0][x.astype(int)])
+        cur = [shape[0], 3]
+    for _ in range(int(r.randint(1, 5))):
+        c = r.choice(["Dense", "Act", "Dropout", "BN", "LN", "adv"] + (
+            ["Conv", "Pool", "GPool"] if len(cur) == 3 else []) + (
+            ["Flatten"] if len(cur) > 1 else ["Repeat"]))
+        if c == "Dense":
+            u, act, bias = int(r.randint(2, 6)), str(r.choice(list(_ACTS))), bool(r.rand() < .7)
+            layers.append(L.Dense(u, activation=act, use_bias=bias))
+            fwd.append(lambda x, w, a=act, b=bias: _ACTS[a](x @ w[0] + (w[1] if b else 0)))
+            cur[-1] = u
+        elif c == "Act":
+            act = str(r.choice(list(_ACTS)))
+            layers.append(L.Activation(act))
+            fwd.append(lambda x, w, a=act: _ACTS[a](x))
+        elif c == "Dropout":
+            layers.append(L.Dropout(0.5))
+            fwd.append(lambda x, w: x)
+        elif c == "BN":
+            layers.append(L.BatchNormalization(center=bool(r.rand() < .7)))
+            if layers[-1].center:
+                fwd.append(lambda x, w: (x - w[2]) / np.sqrt(w[3] + 1e-3) * w[0] + w[1])
+            else:
+                fwd.append(lambda x, w: (x - w[1]) / np.sqrt(w[2] + 1e-3) * w[0])
+        elif c == "LN":
+            layers.append(L.LayerNormalization())
+            fwd.append(lambda x, w: (x - x.mean(-1, keepdims=True)) / np.sqrt(
+                x.var(-1, keepdims=True) + 1e-3) * w[0] + w[1])
+        elif c == "adv":
+            which = str(r.choice(["LeakyReLU", "ELU", "ReLU", "PReLU"]))
+            layers.append(getattr(L, which)())
+            fwd.append({"LeakyReLU": lambda x, w: np.where(x > 0, x, 0.3 * x),
+                        "ELU": lambda x, w: _ACTS["elu"](x),
+                        "ReLU": lambda x, w: np.maximum(x, 0),
+                        "PReLU": lambda x, w: np.maximum(x, 0) + w[0] * np.minimum(x, 0)}[which])
+        elif c == "Conv":
+            f, k, s = int(r.randint(1, 4)), int(r.randint(1, 4)), int(r.choice([1, 2]))
+            pad = str(r.choice(["valid", "same"])) if min(cur[:2]) >= k else "same"
+            layers.append(L.Conv2D(f, k, strides=s, padding=pad))
+            fwd.append(lambda x, w, s=s, p=pad: _conv2d(x, w[0], s, p) + w[1])
+            cur = ([-(-d // s) for d in cur[:2]] if pad == "same" else
+                   [(d - k) // s + 1 for d in cur[:2]]) + [f]
+        elif c == "Pool":
+            which = str(r.choice(["Max", "Average"]))
+            if min(cur[:2]) < 2:
+                continue
+            layers.append(getattr(L, which + "Pooling2D")(2))
+            fwd.append(lambda x, w, m=which: _pool2d(x, 2, np.max if m == "Max" else np.mean))
+            cur = [d // 2 for d in cur[:2]] + cur[2:]
+        elif c == "GPool":
+            which = str(r.choice(["Max", "Average"]))
+            layers.append(getattr(L, "Global" + which + "Pooling2D")())
+            fwd.append(lambda x, w, m=which: (np.max if m == "Max" else np.mean)(x, (1, 2)))
+            cur = cur[2:]
+        elif c == "Flatten":
+            layers.append(L.Flatten())
+            fwd.append(lambda x, w: x.reshape(len(x), -1))
+            cur = [int(np.prod(cur))]
+        elif c == "Repeat":
+            layers.append(L.RepeatVector(2))
+            fwd.append(lambda x, w: np.repeat(x[:, None], 2, 1))
+            cur = [2] + cur
+    if kind != "tok":
+        layers.insert(0, L.InputLayer(input_shape=shape))
+        fwd.insert(0, None)
+    return layers, fwd, shape, "int" if kind == "tok" else "float"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_seeded_fuzz_predict_equals_numpy_forward_pass(seed):
+    r = np.random.RandomState(seed)
+    tf.set_random_seed(seed)
+    layers, fwd, shape, dtype = _random_model(r)
+    model = K.Sequential(layers)
+    if dtype == "int":
+        x = r.randint(0, 10, (6,) + shape).astype(np.int32)
+    else:
+        x = r.randn(6, *shape).astype(np.float32)
+    # a moved BatchNormalization statistic, so inference's normalization is exercised
+    for la in model.layers:
+        if isinstance(la, L.BatchNormalization):
+            ws = la.get_weights()
+            la.set_weights(ws[:-2] + [r.randn(*ws[-2].shape).astype(np.float32),
+                                      r.rand(*ws[-1].shape).astype(np.float32) + 0.5])
+    got = model.predict(x, batch_size=4)
+    want = x.astype(np.float64)
+    for la, f in zip(layers, fwd):
+        if f is not None:
+            want = f(want, [w.astype(np.float64) for w in la.get_weights()])
+    assert got.shape == want.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)
+    lines = []
+    model.summary(print_fn=lines.append)
+    total = sum(int(np.prod(w.shape)) for w in model.get_weights())
+    trainable = sum(int(np.prod(w.shape.as_list())) for w in model.trainable_weights)
+    assert f"Total params: {total:,}" in lines
+    assert f"Trainable params: {trainable:,}" in lines
+    assert f"Non-trainable params: {total - trainable:,}" in lines
+    assert model.count_params() == total
+
+
+def test_nadam_moves_only_the_embedding_rows_of_the_step():
+    # TF 1.15 (measured): Nadam's sparse rule decays every row's moments but moves only the
+    # rows the step looked up (duplicates summed); a row seen in the first step stays put in
+    # the second (tideflow ran the dense rule on the densified gradient and moved it)
+    tf.set_random_seed(1)
+    m = K.Sequential([L.Embedding(6, 2, input_length=2), L.Flatten(), L.Dense(2)])
+    m.compile("nadam", "mse")
+    y = np.ones((1, 2), np.float32)
+    e0 = m.get_weights()[0]
+    m.train_on_batch(np.array([[1, 2]], np.int32), y)
+    e1 = m.get_weights()[0]
+    m.train_on_batch(np.array([[3, 3]], np.int32), y)
+    e2 = m.get_weights()[0]
+    np.testing.assert_array_equal(e0[[0, 3, 4, 5]], e1[[0, 3, 4, 5]])
+    # (values from the same program after the fixture's reset_default_graph + clear_session)
+    np.testing.assert_allclose(e1[1:3] - e0[1:3], [[0.0010564513504505157, -0.0010564513504505157],
+                                                   [0.0010564513504505157, 0.0010564513504505157]],
+                               rtol=1e-5)
+    np.testing.assert_array_equal(e2[[0, 1, 2, 4, 5]], e1[[0, 1, 2, 4, 5]])
+    np.testing.assert_allclose(e2[3] - e1[3], [0.001044977456331253, -0.001044977456331253],
+                               rtol=1e-5)
+    # the embedding's first moment, every row decayed: its sum as TF's
+    np.testing.assert_allclose(float(m.optimizer.get_weights()[2].sum(dtype=np.float64)),
+                               0.028285913169384003, rtol=1e-6)

@@ -1020,10 +1020,13 @@ class Nadam(Optimizer):
             with ops.name_scope(self._name):  # ('training/Nadam/Nadam/update_dense/kernel')
                 for i, (p, g) in enumerate(zip(params, grads)):
                     with ops.name_scope("update_" + p.op.name):
-                        if isinstance(g, tf.IndexedSlices):  # (an embedding's: rows summed)
-                            g = ops.convert_to_tensor(g)
-                        updates.append(self._update(p, g, slots["m"][i], slots["v"][i],
-                                                    coefficients[p.dtype.base_dtype]))
+                        c = coefficients[p.dtype.base_dtype]
+                        if isinstance(g, tf.IndexedSlices):
+                            # as TF 1.15: an embedding's rows (duplicates summed) step alone
+                            updates.append(self._update_sparse(
+                                p, g, slots["m"][i], slots["v"][i], c))
+                        else:
+                            updates.append(self._update(p, g, slots["m"][i], slots["v"][i], c))
                 with ops.control_dependencies(updates):
                     step = tf.assign_add(v["iterations"], 1)
         self._weights = [v["iterations"], m_cache] + slots["m"] + slots["v"]
@@ -1060,6 +1063,30 @@ class Nadam(Optimizer):
         m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * m_t_prime
         var_t = var - c["lr_t"] * m_t_bar / (tf.sqrt(v_t_prime) + c["epsilon"])
         return tf.assign(var, var_t).op
+
+
+    def _update_sparse(self, var, grad, m, v, c):
+        """TF 1.15's sparse Nadam: the moments of every row decay, the gradient rows are
+        added into them, and only those rows of ``var`` move (a row seen in an earlier step
+        keeps its value, though its moments are not zero)."""
+        from tideflow.train.optimizer import _deduplicate_indexed_slices
+
+        values, indices = _deduplicate_indexed_slices(grad.values, grad.indices)
+        g_prime = values / c["one_minus_m_schedule_new"]
+        m_scaled = values * c["one_minus_beta_1_t"]
+        m_t = tf.assign(m, m * c["beta_1_t"])
+        with ops.control_dependencies([m_t]):
+            m_t = tf.gather(tf.scatter_add(m, indices, m_scaled), indices)
+        m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * (
+            m_t / c["one_minus_m_schedule_next"])
+        v_scaled = (values * values) * c["one_minus_beta_2_t"]
+        v_t = tf.assign(v, v * c["beta_2_t"])
+        with ops.control_dependencies([v_t]):
+            v_t = tf.scatter_add(v, indices, v_scaled)
+            v_rows = tf.gather(v_t, indices)
+        denom = tf.sqrt(v_rows / c["v_t_prime_denominator"]) + c["epsilon"]
+        update = tf.scatter_add(var, indices, c["neg_lr_t"] * m_t_bar / denom)
+        return tf.group(update, m_t_bar, v_t)
 
 
 def _assigned(var, value, read=None):
