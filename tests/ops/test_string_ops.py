@@ -31,7 +31,9 @@ def test_as_string_formats():
     ({"precision": 2}, tf.int32, "precision not supported for datatype int32"),
     ({"scientific": True}, tf.int64, "scientific and shortest format not supported"),
     ({"fill": "ab"}, tf.float32, "Fill string must be one or fewer characters"),
-    ({"fill": "x"}, tf.float32, 'Fill argument not supported: "x"'),
+    # (TF 1.15 ignores a fill without a width, measured; with one it formats garbage through
+    # printf's '%x4f', which tideflow refuses as later TF versions do)
+    ({"fill": "x", "width": 4}, tf.float32, 'Fill argument not supported: "x"'),
 ])
 def test_as_string_rejects_bad_attrs_at_run_time(kwargs, dtype, match):
     t = tf.as_string(tf.constant([1], dtype), **kwargs)
@@ -119,7 +121,9 @@ def test_reduce_join_static_shapes_and_errors():
     joined = tf.reduce_join(y, axis)
     with tf.Session() as sess:
         assert sess.run(joined, {y: [["a", "b"], ["c", "d"]], axis: 0}).tolist() == [b"ac", b"bd"]
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid reduction dimension"):
+        # TF 1.15's kernel error (measured): OutOfRangeError, 'dimension(s)'
+        with pytest.raises(tf.errors.OutOfRangeError,
+                           match=r"^Invalid reduction dimension 2 for input with 2 dimension\(s\)"):
             sess.run(joined, {y: [["a"]], axis: 2})
 
 

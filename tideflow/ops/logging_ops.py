@@ -343,13 +343,20 @@ op_registry.declare(
 def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
     """A scalar string: ``template`` with each ``placeholder`` replaced by the next input printed
     as ``tf.print`` prints tensors (``summarize`` entries at each end of every dimension)."""
-    if isinstance(inputs, (list, tuple)):
-        inputs = list(inputs)
-    else:
+    from tideflow.ops.misc_ops import is_tensor
+
+    # as TF 1.15: only a tensor is wrapped in a list; anything else is counted by its len()
+    # (a Python string by its characters, an int a TypeError) and must then be a list
+    if is_tensor(inputs):
         inputs = [inputs]
-    if template.count(placeholder) != len(inputs):  # (TF's words)
-        raise ValueError(f"{template.count(placeholder)} placeholder(s) in template does not "
+    count = len(template.split(placeholder)) - 1
+    if count != len(inputs):  # (TF's words)
+        raise ValueError(f"{count} placeholder(s) in template does not "
                          f"match {len(inputs)} tensor(s) provided as input")
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"Expected list for 'inputs' argument to 'StringFormat' Op, not "
+                        f"{inputs}.")
+    inputs = list(inputs)
     # (the inputs are made tensors by the op, in its scope: StringFormat/inputs_0, ...)
     return ops.apply_op(
         "StringFormat", [inputs],

@@ -522,7 +522,8 @@ def _deserialize_many_kernel(serialized_sparse, *, dtype):
         all_v.append(vv)
         shapes.append(sh)
     if not shapes:
-        raise _invalid("Serialized sparse should have at least one row")
+        raise _invalid("Serialized sparse should have at least 1 serialized tensor, but has "
+                       f"a zero dimension [{','.join(map(str, s.shape))}]")
     out_shape = np.concatenate([[s.shape[0]], np.max(np.stack(shapes), 0)]).astype(np.int64)
     idx = np.concatenate(all_i, 0)
     vals = np.concatenate(all_v, 0) if all_v else np.zeros(0, want)
@@ -991,11 +992,22 @@ def sparse_cross(inputs, name=None, separator=None):
     if separator not in (None, "_X_"):
         raise NotImplementedError("tf.sparse.cross: only the default separator '_X_' is "
                                   f"supported, got {separator!r}")
+    _check_cross_inputs(inputs)
     return cross(inputs, name=name)
+
+
+def _check_cross_inputs(inputs):
+    # TF 1.15's checks: a list of SparseTensors and Tensors (a SparseTensorValue or a NumPy
+    # array is refused, in TF's words)
+    if not isinstance(inputs, list):
+        raise TypeError("Inputs must be a list")
+    if not all(isinstance(i, (SparseTensor, ops.Tensor)) for i in inputs):
+        raise TypeError("All inputs must be SparseTensors")
 
 
 def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     """The hashed crosses (FingerprintCat64, modulo ``num_buckets`` when > 0)."""
     from tideflow.feature_column.sparse_cross import sparse_cross_hashed as cross_hashed
 
+    _check_cross_inputs(inputs)
     return cross_hashed(inputs, num_buckets=num_buckets, hash_key=hash_key, name=name)

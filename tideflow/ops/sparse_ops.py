@@ -200,7 +200,8 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
         # the inputs converted in the op's order, as TF's generated wrapper
         indices = ops.convert_to_tensor(sparse_indices, name="sparse_indices")
         if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError(f"sparse_indices must be int32 or int64, got {indices.dtype.name}")
+            raise TypeError("Value passed to parameter 'sparse_indices' has DataType "
+                            f"{indices.dtype.name} not in list of allowed values: int32, int64")
         output_shape = ops.convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype,
                                              name="output_shape")
         sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
@@ -275,14 +276,33 @@ def _merge(a_idx, b_idx):
 
 
 def _sparse_add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
+    # TF 1.15's SparseAdd checks, in its order and words
+    ai, av, bi, bv = (np.asarray(a_indices), np.asarray(a_values), np.asarray(b_indices),
+                      np.asarray(b_values))
+    if ai.ndim != 2 or bi.ndim != 2:
+        raise _invalid(f"Input indices should be matrices but received shapes: "
+                       f"{_fmt(ai.shape)} and {_fmt(bi.shape)}")
+    if av.ndim != 1 or bv.ndim != 1:
+        raise _invalid(f"Input values should be vectors but received shapes: "
+                       f"{_fmt(av.shape)} and {_fmt(bv.shape)}")
+    if av.shape[0] != ai.shape[0] or bv.shape[0] != bi.shape[0]:
+        raise _invalid(f"Expected {ai.shape[0]} and {bi.shape[0]} non-empty input values, got "
+                       f"{av.shape[0]} and {bv.shape[0]}")
+    ash, bsh = np.asarray(a_shape), np.asarray(b_shape)
+    if ash.ndim == 1 and bsh.ndim == 1:
+        if ash.shape != bsh.shape:
+            raise _invalid(f"Operands do not have the same ranks; got shapes: "
+                           f"{' '.join(map(str, ash.tolist()))} and "
+                           f"{' '.join(map(str, bsh.tolist()))}")
+        for d, (sa, sb) in enumerate(zip(ash.tolist(), bsh.tolist())):
+            if sa != sb:
+                raise _invalid(f"Operands' shapes do not match: got {sa} and {sb} for "
+                               f"dimension {d}")
     a_idx, a_val, a_shp = _check_sparse(a_indices, a_values, a_shape, "A")
-    b_idx, b_val, b_shp = _check_sparse(b_indices, b_values, b_shape, "B")
+    b_idx, b_val, _ = _check_sparse(b_indices, b_values, b_shape, "B")
     if np.ndim(thresh) != 0:
         raise _invalid(f"The magnitude threshold must be a scalar: got shape "
                        f"{_fmt(np.shape(thresh))}")
-    if a_shp.shape != b_shp.shape or np.any(a_shp != b_shp):
-        raise _invalid(f"Operands do not have the same ranks or shapes: A.shape = {_fmt(a_shp)}"
-                       f" and B.shape = {_fmt(b_shp)}")
     rows, vals = [], []
     for i, j in _merge(a_idx, b_idx):
         if i is not None and j is not None:
@@ -869,23 +889,37 @@ def _sparse_reshape_kernel(input_indices, input_shape, new_shape):
     if idx.ndim != 2 or shape.ndim != 1 or target.ndim != 1:
         raise _invalid("Input indices should be a matrix and shapes vectors")
     total = int(np.prod(shape))
-    unknown = [i for i, d in enumerate(target) if d == -1]
-    if len(unknown) > 1:
-        raise _invalid(f"only one output dimension may be -1, not both {unknown[0]} and "
-                       f"{unknown[1]}")
+    # TF's checks, in its order: dimension by dimension (a second -1, then a negative size),
+    # then the size to infer; the shapes named as TF's DebugString ([2,3])
     out_shape = target.copy()
-    known = int(np.prod([d for d in target if d != -1]))
-    if unknown:
-        if known == 0 and total == 0:  # (TF's words)
+    unknown, known = -1, 1
+    for d, size in enumerate(target.tolist()):
+        if size == -1:
+            if unknown != -1:
+                raise _invalid(f"only one output dimension may be -1, not both {unknown} and "
+                               f"{d}")
+            unknown = d
+            out_shape[d] = 1
+        elif size < 0:
+            raise _invalid(f"size {d} must be non-negative, not {size}")
+        else:
+            known *= size
+
+    def shapes():
+        return (f". input_shape=[{','.join(map(str, shape.tolist()))}] "
+                f"output_shape=[{','.join(map(str, out_shape.tolist()))}]")
+
+    if unknown != -1:
+        if known == 0:  # (TF's words)
             raise _invalid("reshape cannot infer the missing input size for an empty tensor "
                            "unless all specified input sizes are non-zero")
-        if known == 0 or total % known:
+        if total % known:
             raise _invalid(f"Input to reshape is a SparseTensor with {total} dense values, but "
-                           f"the requested shape requires a multiple of {known}")
-        out_shape[unknown[0]] = total // known
+                           f"the requested shape requires a multiple of {known}{shapes()}")
+        out_shape[unknown] = total // known
     if int(np.prod(out_shape)) != total:
         raise _invalid(f"Input to reshape is a tensor with {total} dense values, but the "
-                       f"requested shape has {int(np.prod(out_shape))}")
+                       f"requested shape has {int(np.prod(out_shape))}{shapes()}")
     # as TF's kernel: row-major strides, C++'s truncating division, and no bounds check (an
     # index outside the input shape lands outside the output shape)
     linear = idx @ _row_major_strides(shape)

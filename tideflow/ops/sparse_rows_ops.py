@@ -370,10 +370,11 @@ def sparse_transpose(sp_input, perm=None, name=None):
         # otherwise it is gathered when run (and the result's static shape is unknown)
         from tideflow.framework.sparse_tensor import _python_value
 
+        # (get_shape is asked only for a known perm, as in TF: asking marks a constant dense
+        # shape, as a fully shaped sparse_placeholder's, as no longer feedable)
         known_perm = _python_value(ops.convert_to_tensor(perm))
-        shape = sp_input.get_shape()
-        if known_perm is not None and shape.is_fully_defined():
-            old = shape.as_list()
+        if known_perm is not None and sp_input.get_shape().is_fully_defined():
+            old = sp_input.get_shape().as_list()
             dense_shape = [old[int(p)] for p in np.asarray(known_perm).reshape(-1)]
         else:
             dense_shape = array_ops.gather(sp_input.dense_shape, perm)

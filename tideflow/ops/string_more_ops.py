@@ -324,12 +324,28 @@ def _split_v2_kernel(input, sep, *, maxsplit):
     sep = _as_bytes(sep[()]) or None  # '' splits on runs of whitespace, as None does
     indices, values, width = [], [], 0
     for row, s in enumerate(source.tolist()):
-        tokens = _as_bytes(s).split(sep, maxsplit)
+        s = _as_bytes(s)
+        if maxsplit == 0:
+            tokens = [s]  # as TF: the string untouched (Python would strip its left side)
+        elif sep is None and maxsplit > 0:
+            tokens = _whitespace_split(s, maxsplit)
+        else:
+            tokens = s.split(sep, maxsplit)
         indices.extend((row, c) for c in range(len(tokens)))
         values.extend(tokens)
         width = max(width, len(tokens))
     return (np.asarray(indices, np.int64).reshape(-1, 2), _string_array(values, (len(values),)),
             np.asarray([len(source), width], np.int64))
+
+
+def _whitespace_split(s, maxsplit):
+    """TF's whitespace SplitV2 with a split limit: once ``maxsplit`` tokens are taken the rest
+    (its leading whitespace dropped) is one more token, empty when nothing is left (TF 1.15:
+    b'ab' with maxsplit 1 is [b'ab', b''], where Python's split gives [b'ab'])."""
+    tokens = s.split(None, maxsplit)
+    if len(tokens) == maxsplit:
+        tokens.append(b"")
+    return tokens
 
 
 def _split_v2_shape(op):
@@ -679,7 +695,13 @@ def _decode_codepoints(s, codec, errors_attr, replacement_char, replace_control,
                 out.append(replacement_char)
             continue
         cp = ord(ch)
-        if replace_control and (cp < 0x20 or 0x7F <= cp < 0xA0):
+        if replace_control and cp <= 0x1F:
+            # as TF: a control character (C0 only) is handled as a format error: dropped by
+            # errors='ignore', an error for a strict transcode (a strict decode replaces it)
+            if errors_attr == "ignore":
+                continue
+            if errors_attr == "strict" and what == "UnicodeTranscode":
+                raise _invalid("Invalid formatting on input string")
             cp = replacement_char
         out.append(cp)
     return out
@@ -775,7 +797,9 @@ def _decode_with_starts(s, codec, errors_attr, replacement_char, replace_control
                     starts.append(begin)
                 continue
             cp = ord(ch)
-            if replace_control and (cp < 0x20 or 0x7F <= cp < 0xA0):
+            if replace_control and cp <= 0x1F:  # (as _decode_codepoints)
+                if errors_attr == "ignore":
+                    continue
                 cp = replacement_char
             cps.append(cp)
             starts.append(i + 1 - len(ch.encode(codec, "surrogatepass")))
@@ -913,6 +937,8 @@ def _decode_scalar(fn, input, input_encoding, errors, replacement_char,
             return [input.with_flat_values(p) for p in parts]
     with ops.name_scope(name, fn, [input]):
         input = ops.convert_to_tensor(input, dtype=dtypes.string, name="input")
+        if input.get_shape().ndims is None:  # (TF's words, before any op is made)
+            raise ValueError("Rank of `input` must be statically known.")
         scalar = input.get_shape().ndims == 0
         op = ops.apply_op("UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode",
                           [input if scalar else array_ops.reshape(input, [-1])],

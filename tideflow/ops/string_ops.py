@@ -65,7 +65,8 @@ def _as_string_factory(ctx):
             raise _invalid(f"precision not supported for datatype {dtype.name}")
     if len(fill) > 1:
         raise _invalid("Fill string must be one or fewer characters")
-    if fill and fill not in " +-0#":
+    if fill and fill not in " +-0#" and width > -1:
+        # (TF 1.15 ignores the fill without a width, whatever it is)
         raise _invalid(f'Fill argument not supported: "{fill}"')
     spec = "%"
     if width > -1:  # as TF: the fill flag goes with a width only
@@ -393,6 +394,11 @@ def _reduce_join_kernel(inputs, reduction_indices, *, keep_dims, separator):
     try:
         dims = _reduction_dims(reduction_indices, x.ndim)
     except ValueError as e:
+        if str(e).startswith("Invalid"):  # the kernel's words and class (TF 1.15)
+            d = str(e).split()[3]
+            raise errors.OutOfRangeError(
+                None, None, f"Invalid reduction dimension {d} for input with {x.ndim} "
+                "dimension(s)") from None
         raise _invalid(str(e)) from None
     if not dims:
         return x

@@ -814,10 +814,12 @@ class BaseSession:
             unfeedable = graph._unfeedable_tensors
             for key, value in feed_dict.items():
                 if type(key) is Tensor and key._op._graph is graph:  # the common case
+                    # (as TF: a value of the wrong shape is reported before an unfeedable
+                    # tensor)
+                    feed_values.append(_convert_feed(key, value, len(feed_values)))
                     if key in unfeedable:
                         raise ValueError(f"Tensor {key} may not be fed.")
                     feed_tensors.append(key)
-                    feed_values.append(_convert_feed(key, value, len(feed_values)))
                     continue
                 feed_fn = _conversion(key, 1) if _CONVERSIONS else None
                 if feed_fn is not None:
@@ -833,10 +835,10 @@ class BaseSession:
                                 raise ValueError(
                                     f"Could not flatten dictionary: key {k} is not unique.")
                 for t, v in zip(tensors, values):
+                    feed_values.append(_convert_feed(t, v, len(feed_values)))
                     if not graph.is_feedable(t):
                         raise ValueError(f"Tensor {t} may not be fed.")
                     feed_tensors.append(t)
-                    feed_values.append(_convert_feed(t, v, len(feed_values)))
             if len(feed_tensors) > 1 and len(set(feed_tensors)) < len(feed_tensors):
                 # one tensor under two keys ('x:0' and x): the later value, as TF
                 last = {t: v for t, v in zip(feed_tensors, feed_values)}
