@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 
 import numpy as np
 
@@ -58,23 +59,109 @@ def _fed_ops(fed):
     return {op for op in ops_ if all(t in fed for t in op._outputs)}
 
 
-def prune(fetch_tensors, target_ops, fed):
-    """The ops needed to compute the fetches and run the targets, given the fed tensors."""
+def prune(fetch_tensors, target_ops, fed, reads=None):
+    """The ops needed to compute the fetches and run the targets, given the fed tensors
+    (``reads``: a set to which it adds every tensor those ops read).
+
+    A While or If of ``tf.while_loop``/``tf.cond`` reached only through some of its outputs
+    needs only the inputs those outputs read (flow_inputs_needed), as TF 1.x's executor runs
+    only the Exit/Merge ops a step needs and what they need."""
     fed_ops = _fed_ops(fed) if fed else ()
     needed = set()
-    stack = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
+    flows = {}  # a While/If needed for some outputs only -> those outputs' indices
+    stack = [t if t._op._type in _FLOW_OPS else t._op for t in fetch_tensors if t not in fed]
+    stack.extend(target_ops)
     while stack:
         op = stack.pop()
-        if op in needed:
-            continue
-        needed.add(op)
-        for t in op._inputs:
-            if t not in fed and t._op not in needed:
-                stack.append(t._op)
-        for c in op._control_inputs:
-            if c not in needed and c not in fed_ops:
-                stack.append(c)
+        if isinstance(op, Tensor):  # an output of a While or If
+            t, op = op, op._op
+            got = flows.get(op)
+            if got is None:
+                if op in needed:
+                    continue  # needed whole
+                got = flows[op] = set()
+                needed.add(op)
+                for c in op._control_inputs:
+                    if c not in needed and c not in fed_ops:
+                        stack.append(c)
+            elif t._value_index in got:
+                continue
+            got.add(t._value_index)
+            keep = flow_inputs_needed(op, frozenset(got))
+            ins = op._inputs if keep is None else [op._inputs[k] for k in keep]
+        else:
+            if op in needed:
+                if op not in flows:
+                    continue
+                del flows[op]  # a While/If reached through some outputs is now needed whole
+            needed.add(op)
+            ins = op._inputs
+            for c in op._control_inputs:
+                if c not in needed and c not in fed_ops:
+                    stack.append(c)
+        if reads is not None:
+            reads.update(ins)
+        for t in ins:
+            if t not in fed:
+                src = t._op
+                if src._type in _FLOW_OPS:
+                    stack.append(t)
+                elif src not in needed:
+                    stack.append(src)
     return needed
+
+
+# the ops of tf.while_loop and tf.cond (TF 1.x frames of Enter/Switch/Merge/Exit ops)
+_FLOW_OPS = frozenset({"While", "If"})
+_FLOW_CACHE = weakref.WeakKeyDictionary()  # op -> {needed outputs: needed inputs}
+
+
+def flow_inputs_needed(op, outs):
+    """The indices of the inputs of ``op`` (a While or If) that computing its outputs ``outs``
+    (a frozenset of indices) reads, or None for all of them. Cached per (op, outs): plans are
+    built once, but a nested loop's is asked for by every plan of a loop around it.
+
+    As TF 1.x's frames run: a While needs the loop variables fetched, those its condition
+    reads and those their bodies read, to a fixed point; an If its predicate and what the
+    needed outputs read in either branch. A ``tf.while_loop`` body's or a branch's stateful
+    ops feeding no needed output do not run (TF's executor never reaches them). A functional
+    op whose bodies are not TF 1.x control flow runs whole, as TF's function ops do."""
+    cache = _FLOW_CACHE.get(op)
+    if cache is None:
+        cache = _FLOW_CACHE[op] = {}
+    keep = cache.get(outs, _ALL)
+    if keep is _ALL:
+        keep = cache[outs] = _flow_inputs(op, outs)
+    return keep
+
+
+_ALL = object()
+
+
+def _flow_inputs(op, outs):
+    from tideflow.framework import func_graph
+
+    try:
+        if op._type == "While":
+            fns = (func_graph.lookup_function(op._graph, op._attrs["cond"]),
+                   func_graph.lookup_function(op._graph, op._attrs["body"]))
+        else:
+            fns = (func_graph.lookup_function(op._graph, op._attrs["then_branch"]),
+                   func_graph.lookup_function(op._graph, op._attrs["else_branch"]))
+    except (ValueError, KeyError):
+        return None
+    if not all(fg.control_flow_body for fg in fns):
+        return None
+    if op._type == "While":
+        keep = _loop_values_needed(fns[0], fns[1], outs)
+    else:
+        read = set()
+        for fg in fns:
+            if outs and max(outs) >= len(fg.outputs):
+                return None
+            read |= _args_read(fg, [fg.outputs[j] for j in sorted(outs)])
+        keep = [0] + [k + 1 for k in sorted(read)]
+    return None if len(keep) >= len(op._inputs) else tuple(keep)
 
 
 # Ops that may wait for another op of the same step (a dequeue for an enqueue, a reader for
@@ -347,6 +434,9 @@ class Plan:
                 avail.setdefault(t, -1)
             live_fetches = list(fetches) + list(partition.sends)
             live_targets = list(targets) + list(partition.ctrl_sends)
+        # the outputs of each While/If the step needs, as prune found them (before the
+        # passes below drop readers: the loop still runs what prune computed inputs for)
+        self._flows = flow_needs(order, live_fetches, live_targets, fed)
         if optimize:
             replace, consts = graph_passes.optimize(order, avail, device, session_state, session,
                                                     live_fetches)
@@ -403,7 +493,8 @@ class Plan:
             StepLines(self, em, fed, replace, consts, names).setup()
         if self.coop:
             em.line("if False: yield  # a generator even without a Recv", 2)
-        outs = em.emit(order, fetches, fed, replace, consts, names, 2, top=True)
+        outs = em.emit(order, fetches, fed, replace, consts, names, 2, top=True,
+                       flows=self._flows)
         rets = []
         if em.has_switch:
             em.env["__live__"] = _fetch_live
@@ -610,8 +701,9 @@ class _Emitter:
             self.line_ops[len(self.lines)] = op
         self.lines.append("    " * depth + text)
 
-    def emit(self, order, fetches, fed, replace, consts, names, depth, top=False):
-        """Emits the ordered ops; returns the expressions that hold ``fetches``."""
+    def emit(self, order, fetches, fed, replace, consts, names, depth, top=False, flows=None):
+        """Emits the ordered ops; returns the expressions that hold ``fetches``. ``flows``:
+        the While and If ops the step needs only some outputs of (flow_needs)."""
         hooks = self.hooks if top else None
 
         def ref(t):
@@ -669,17 +761,15 @@ class _Emitter:
                     targets.append(n)
             done = op in held  # a running sum, complete by now under its output's name
             # (one downstream of a Switch runs through its kernel, which a dead input skips)
+            flow = flows.get(op) if flows else None  # (outputs, inputs) a While/If needs
             if op._type in ("While", "If") and INLINE_CONTROL_FLOW and (
                     depth < _MAX_INLINE_DEPTH) and op not in self.dead_region:
-                flat_in = [ref(t) for t in op._inputs]
-                used = None  # a While run for its control edge or as a target: all values
-                part = hooks.part if hooks is not None else None
-                if op._type == "While" and not any(op in o._control_inputs for o in order) and (
-                        part is None or op not in part.ctrl_sends):
-                    sent = part.sends if part is not None else ()  # to other partitions
-                    used = {j for j, t in enumerate(outs)
-                            if t in last_use or t in fetch_set or t in sent}
-                done = self._emit_control(op, flat_in, targets, depth, used or None)
+                # (an input no needed output reads is not computed: None stands for it)
+                flat_in = [ref(t) or "None" for t in op._inputs]
+                done = self._emit_control(op, flat_in, targets, depth, flow)
+            elif flow is not None and not done:
+                self._emit_flow_call(op, flow, ref, targets, depth)
+                done = True
             if not done:
                 self._emit_call(op, od, ref, last_use, idx, fetch_set, fed, consts, names,
                                 targets, replace, depth)
@@ -788,11 +878,36 @@ class _Emitter:
             text = f"{_tuple(targets)} = {call}"
         self.line(text, depth, op)
 
+    def _emit_flow_call(self, op, flow, ref, targets, depth):
+        """A While or If not inlined, needed for some outputs only: its kernel runs the
+        reduced loop or branches (runtime/functions.py) on the inputs those need."""
+        from tideflow.runtime import functions
+
+        kname = f"k{next(self._n)}"
+        try:
+            self.env[kname] = functions.reduced_flow_kernel(
+                op, flow, KernelContext(op, self.device, self.session_state, self.session))
+        except Exception as e:  # noqa: BLE001 - reported as the op's error
+            raise op_error_for(e, op) from (None if isinstance(e, errors.OpError) else e)
+        if op in self.dead_region:
+            self.env[kname] = _live_only(self.env[kname], len(op._outputs), False)
+        ins = [ref(t) if k in flow[1] else "None" for k, t in enumerate(op._inputs)]
+        if op._type == "If":
+            call = f"{kname}({ins[0]}, [{', '.join(ins[1:])}], step=__step__)"
+        else:
+            call = f"{kname}([{', '.join(ins)}], step=__step__)"
+        if all(x == "_" for x in targets):
+            self.line(call, depth, op)
+        else:
+            self.line(f"{_tuple(targets)} = {call}", depth, op)
+
     def _prepare(self, fg, outputs):
-        """A function body pruned, optimized and ordered: (order, fed, replace, consts)."""
+        """A function body pruned, optimized and ordered: (order, fed, replace, consts,
+        flows)."""
         fed = {t: i for i, t in enumerate(fg.args)}
         targets = function_targets(fg)
         order = topo_order(prune(outputs, targets, fed), fed, outputs)
+        flows = flow_needs(order, outputs, targets, fed)
         if self.optimize:
             replace, consts = graph_passes.optimize(order, fed, self.device, self.session_state,
                                                     self.session, outputs)
@@ -803,15 +918,15 @@ class _Emitter:
             replace, consts = {}, graph_passes.const_values(order)
         order = getattr(replace, "order", None) or order  # (with the ops a rewrite added)
         live = _live_ops(order, outputs, targets, fed, replace, consts)
-        return [op for op in order if op in live], fed, replace, consts
+        return [op for op in order if op in live], fed, replace, consts, flows
 
     def _emit_body(self, fg, arg_exprs, depth, outputs=None):
         outputs = fg.outputs if outputs is None else outputs
-        order, fed, replace, consts = self._prepare(fg, outputs)
+        order, fed, replace, consts, flows = self._prepare(fg, outputs)
         names = dict(zip(fg.args, arg_exprs))
-        return self.emit(order, outputs, fed, replace, consts, names, depth)
+        return self.emit(order, outputs, fed, replace, consts, names, depth, flows=flows)
 
-    def _emit_control(self, op, flat_in, targets, depth, used=None):
+    def _emit_control(self, op, flat_in, targets, depth, flow=None):
         from tideflow.framework import func_graph
 
         try:
@@ -826,9 +941,9 @@ class _Emitter:
         mark = (len(self.lines), dict(self.line_ops))
         try:
             if op._type == "While":
-                self._emit_while(op, fns, flat_in, targets, depth, used)
+                self._emit_while(op, fns, flat_in, targets, depth, flow)
             else:
-                self._emit_if(op, fns, flat_in, targets, depth)
+                self._emit_if(op, fns, flat_in, targets, depth, flow)
         except errors.OpError:
             raise
         except Exception:  # noqa: BLE001 - anything unexpected: run the op's kernel instead
@@ -837,10 +952,13 @@ class _Emitter:
             return False
         return True
 
-    def _emit_while(self, op, fns, flat_in, targets, depth, used=None):
+    def _emit_while(self, op, fns, flat_in, targets, depth, flow=None):
+        """``flow``: (outputs, inputs) needed when not all are: the loop carries only the
+        loop variables those outputs need (flow_inputs_needed); the others are None."""
         cond_fg, body_fg = fns
-        keep = range(len(flat_in)) if used is None else _loop_values_needed(cond_fg, body_fg,
-                                                                            used)
+        keep = range(len(flat_in)) if flow is None else flow[1]
+        if flow is not None:
+            flat_in = [x if j in keep else "None" for j, x in enumerate(flat_in)]
         w = [f"w{op._id}_{j}" for j in range(len(flat_in))]
         oname = f"__op{op._id}"
         self.env[oname] = op
@@ -870,18 +988,56 @@ class _Emitter:
             self.line(f"{_tuple([t for t, _ in real])} = {_tuple([x for _, x in real])}", depth,
                       op)
 
-    def _emit_if(self, op, fns, flat_in, targets, depth):
+    def _emit_if(self, op, fns, flat_in, targets, depth, flow=None):
+        """``flow``: (outputs, inputs) needed when not all are: the branches compute only
+        those outputs (the others are None), as TF 1.x's Merges run only what they need."""
+        if flow is not None:
+            flat_in = [x if j in flow[1] else "None" for j, x in enumerate(flat_in)]
+            outputs = sorted(flow[0])
+            targets = [targets[j] for j in outputs] + [
+                t for j, t in enumerate(targets) if j not in flow[0] and t != "_"]
         self.line(f"if __truth__({flat_in[0]}):", depth, op)
         for k, fg in enumerate(fns):
             if k:
                 self.line("else:", depth, op)
-            outs = self._emit_body(fg, flat_in[1:], depth + 1)
+            if flow is None:
+                outs = self._emit_body(fg, flat_in[1:], depth + 1)
+            else:
+                outs = self._emit_body(fg, flat_in[1:], depth + 1,
+                                       [fg.outputs[j] for j in outputs])
+                outs = outs + ["None"] * (len(targets) - len(outs))
             real = [(t, x) for t, x in zip(targets, outs) if t != "_"]
             if real:
                 self.line(f"{_tuple([t for t, _ in real])} = {_tuple([x for _, x in real])}",
                           depth + 1, op)
             else:
                 self.line("pass", depth + 1, op)
+
+
+def flow_needs(order, fetches, targets, fed):
+    """{While/If op: (needed outputs, needed inputs)} for those of ``order`` (prune's ops,
+    in order) that the step needs only some outputs of: the same outputs prune found, from
+    the last op back (so a loop feeding another counts only the inputs that one reads); None
+    when there are none. A control edge or a target needs every output (TF's every Exit)."""
+    if not any(op._type in _FLOW_OPS for op in order):
+        return None
+    controlled = set(targets)
+    for o in order:
+        controlled.update(o._control_inputs)
+    fetch_set = set(fetches)
+    reads = set()
+    flows = {}
+    for op in reversed(order):
+        ins = op._inputs
+        if op._type in _FLOW_OPS and op not in controlled:
+            used = frozenset(j for j, t in enumerate(op._outputs)
+                             if (t in reads or t in fetch_set) and t not in fed)
+            keep = flow_inputs_needed(op, used) if used else None
+            if keep is not None:
+                flows[op] = (used, keep)
+                ins = [ins[k] for k in keep]
+        reads.update(ins)
+    return flows or None
 
 
 def _tuple(items):
@@ -891,8 +1047,8 @@ def _tuple(items):
 def _args_read(fg, outputs):
     """The indices of ``fg``'s arguments that computing ``outputs`` reads."""
     fed = {t: i for i, t in enumerate(fg.args)}
-    ops = prune(outputs, function_targets(fg), fed)
-    reads = {t for op in ops for t in op._inputs}.union(outputs)
+    reads = set(outputs)
+    ops = prune(outputs, function_targets(fg), fed, reads)
     arg_ops = {op for op in ops if op._type == "Placeholder"}
     return {i for i, a in enumerate(fg.args) if a in reads or a._op in arg_ops}
 
@@ -1236,7 +1392,8 @@ def _live_ops(order, fetches, targets, fed, replace, consts):
         live.add(op)
         for t in op._inputs:
             t = replace.get(t, t)
-            if t not in fed and t not in consts and t._op not in live:
+            # (not an input of a While/If no needed output reads: prune left its op out)
+            if t not in fed and t not in consts and t._op not in live and t._op in order_set:
                 stack.append(t._op)
         for c in op._control_inputs:
             if c in live or c not in order_set:
