@@ -220,3 +220,23 @@ def test_nadam_moves_only_the_embedding_rows_of_the_step():
     # the embedding's first moment, every row decayed: its sum as TF's
     np.testing.assert_allclose(float(m.optimizer.get_weights()[2].sum(dtype=np.float64)),
                                0.028285913169384003, rtol=1e-6)
+
+
+def test_fit_verbose_2_prints_float64_averages(capsys):
+    # TF 1.15 (measured, NumPy 1.x): the progress bar's running sums are float32 loss values
+    # times the step count, which NumPy 1.x makes float64; the printed epoch loss is the
+    # float64 average (4663.7359), not its float32 rounding (4663.7358)
+    tf.set_random_seed(3)
+    np.random.seed(0)
+    r = np.random.RandomState(0)
+    x = (r.randn(16, 5) * 30).astype(np.float32)
+    y = r.randn(16, 2).astype(np.float32)
+    m = K.Sequential([L.Dense(2, input_shape=(5,))])
+    m.compile(tf.train.GradientDescentOptimizer(0.001), "mse", metrics=["mae"])
+    capsys.readouterr()
+    h = m.fit(x, y, epochs=2, batch_size=3, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert h.history["loss"] == [871.8764886856079, 4663.7358639240265]
+    assert [ln.split(" - ", 2)[2] for ln in lines if ln.startswith("16/16")] == [
+        "loss: 871.8765 - mean_absolute_error: 22.8191",
+        "loss: 4663.7359 - mean_absolute_error: 52.7895"]

@@ -99,6 +99,10 @@ class Progbar:
             if k not in self._values_order:
                 self._values_order.append(k)
             step = current - self._seen_so_far
+            if isinstance(v, (np.float32, np.float16)):
+                # as TF 1.15 under NumPy 1.x: a float32 scalar times the step (an int) is a
+                # float64, so the running sums (and the printed averages) are float64's
+                v = np.float64(v)
             if k in self.stateful_metrics:
                 self._values[k] = [v, 1]
             elif k in self._values:
