@@ -240,3 +240,27 @@ def test_fit_verbose_2_prints_float64_averages(capsys):
     assert [ln.split(" - ", 2)[2] for ln in lines if ln.startswith("16/16")] == [
         "loss: 871.8765 - mean_absolute_error: 22.8191",
         "loss: 4663.7359 - mean_absolute_error: 52.7895"]
+
+
+def test_sparse_categorical_accuracy_casts_the_prediction_to_the_labels_dtype():
+    # TF 1.15 (measured): argmax takes the labels' dtype, float labels are not truncated
+    # (0.4 is not class 0), so the regression head's sparse accuracy is 0.2, not 0.6
+    tf.set_random_seed(1)
+    inp = L.Input((3,))
+    m = K.Model(inp, [L.Dense(3, activation="softmax")(inp), L.Dense(1, name="aux")(inp)])
+    m.compile("sgd", ["sparse_categorical_crossentropy", "mse"],
+              metrics=["sparse_categorical_accuracy"])
+    x = np.arange(15, dtype=np.float32).reshape(5, 3) / 10
+    y = [np.array([[0], [1], [2], [1], [0]], np.float32),
+         np.array([[0.4], [-0.3], [0.0], [2.0], [1.0]], np.float32)]
+    assert m.metrics_names == ["loss", "dense_loss", "aux_loss",
+                               "dense_sparse_categorical_accuracy",
+                               "aux_sparse_categorical_accuracy"]
+    got = m.evaluate(x, y, verbose=0)
+    np.testing.assert_allclose(got, [2.0295796394348145, 1.4683516, 0.561228, 0.4, 0.2],
+                               rtol=1e-6)
+    with tf.Session() as s:
+        acc = s.run(K.metrics.sparse_categorical_accuracy(
+            tf.constant([[0.4], [0.0], [1.0], [1.5]]),
+            tf.constant([[0.3, 0.7], [0.6, 0.4], [0.1, 0.9], [0.2, 0.8]])))
+    assert acc.tolist() == [0.0, 1.0, 1.0, 0.0]

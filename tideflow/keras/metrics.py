@@ -60,7 +60,11 @@ def sparse_categorical_accuracy(y_true, y_pred):
     if y_true_rank is not None and y_pred_rank is not None and y_true_rank == y_pred_rank:
         y_true = tf.squeeze(y_true, [-1])
     pred = tf.argmax(y_pred, -1)
-    return tf.cast(tf.equal(tf.cast(y_true, "int64"), pred), K.floatx())
+    # as TF 1.15: the predicted class takes the labels' dtype (float labels are not
+    # truncated: 0.4 is no class 0)
+    if pred.dtype.base_dtype != y_true.dtype.base_dtype:
+        pred = tf.cast(pred, y_true.dtype.base_dtype)
+    return tf.cast(tf.equal(y_true, pred), K.floatx())
 
 
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
