@@ -264,3 +264,29 @@ def test_sparse_categorical_accuracy_casts_the_prediction_to_the_labels_dtype():
             tf.constant([[0.4], [0.0], [1.0], [1.5]]),
             tf.constant([[0.3, 0.7], [0.6, 0.4], [0.1, 0.9], [0.2, 0.8]])))
     assert acc.tolist() == [0.0, 1.0, 1.0, 0.0]
+
+
+def test_nested_sequential_called_on_a_tensor_records_no_build_input_shape():
+    # TF 1.15 (measured): a Sequential of no input shape, called inside another model, has
+    # no build_input_shape in its config (only build() and fit/predict of arrays record
+    # one); from_config then makes its weights at its call, in its own name scope
+    inner = K.Sequential([L.Dense(3, activation="relu"), L.Dense(2)])
+    outer = K.Sequential([L.InputLayer(input_shape=(4,)), L.Dense(5), inner, L.Dense(1)])
+    assert [w.name for w in outer.weights] == [
+        "dense_2/kernel:0", "dense_2/bias:0", "sequential/dense/kernel:0",
+        "sequential/dense/bias:0", "sequential/dense_1/kernel:0", "sequential/dense_1/bias:0",
+        "dense_3/kernel:0", "dense_3/bias:0"]
+    assert "build_input_shape" not in inner.get_config()
+    m2 = K.Sequential.from_config(outer.get_config())
+    assert [w.name for w in m2.weights] == [
+        "dense_2_1/kernel:0", "dense_2_1/bias:0", "sequential_1/dense/kernel:0",
+        "sequential_1/dense/bias:0", "sequential_1/dense_1/kernel:0",
+        "sequential_1/dense_1/bias:0", "dense_3_1/kernel:0", "dense_3_1/bias:0"]
+    inp = L.Input((4,))
+    inner2 = K.Sequential([L.Dense(3), L.Dense(2)])
+    f = K.Model(inp, L.Dense(1)(inner2(L.Dense(5)(inp))))
+    f2 = K.Model.from_config(f.get_config())
+    assert [w.name for w in f2.weights] == [
+        "dense_7_1/kernel:0", "dense_7_1/bias:0", "sequential_2_1/dense_4/kernel:0",
+        "sequential_2_1/dense_4/bias:0", "sequential_2_1/dense_5/kernel:0",
+        "sequential_2_1/dense_5/bias:0", "dense_6_1/kernel:0", "dense_6_1/bias:0"]

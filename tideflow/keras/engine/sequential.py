@@ -222,9 +222,10 @@ class Sequential(Model):
                 inputs, ops.Tensor) and inputs.get_shape().ndims is not None:
             # as TF 1.15: a Sequential with no input shape runs its layers on what it is
             # called with (in its name scope), and stays a model of no graph of its own
+            # (its config gets no build_input_shape from such a call: TF 1.15 records one
+            # only in build() and in fit/evaluate/predict of arrays)
             from tideflow.keras import backend as K
 
-            self._build_input_shape = tuple(inputs.get_shape().as_list())
             if not getattr(self, "_deferred_call", None):
                 keras = K._state(inputs.graph).history.get(inputs) is not None
                 self._deferred_call = "keras" if keras else "plain"
