@@ -101,6 +101,67 @@ def test_map_and_batch_dropped_partial_batch_still_checks_shapes():
     assert len(out) == 1 and out[0].tolist() == [[0, 0], [1, 1], [2, 2]]
 
 
+def _order(ds):
+    return [v.tolist() for v in _pull(ds, 60)]
+
+
+def test_shuffle_makes_an_unread_input_iterator_after_each_pass():
+    # TF 1.15's shuffle (and finite repeat, and shuffle_and_repeat after its last pass) makes
+    # one more input iterator when its input ends: a reshuffling shuffle inside draws seeds
+    # for it, so the next pass's order is the one after (orders measured in TF 1.15)
+    R, SR = tf.data.Dataset.range, tf.data.experimental.shuffle_and_repeat
+    tf.set_random_seed(44)
+    assert _order(R(8).shuffle(5, seed=7).shuffle(3, seed=23).apply(SR(1, 2, seed=39))) == [
+        4, 0, 3, 2, 1, 7, 6, 5, 0, 5, 6, 1, 4, 2, 3, 7]
+    # shuffle then repeat is fused as TF's default shuffle_and_repeat_fusion does
+    assert _order(R(8).shuffle(5, seed=7).shuffle(3, seed=23).shuffle(2, seed=2).repeat(2)) \
+        == [4, 3, 2, 0, 7, 1, 6, 5, 5, 0, 1, 4, 6, 3, 2, 7]
+    assert _order(R(6).shuffle(5, seed=7).map(lambda x: x + 0).repeat(2).map(
+        lambda x: x + 0).repeat(2)) == [4, 3, 2, 5, 1, 0, 3, 5, 1, 2, 0, 4, 1, 3, 0, 2, 4, 5,
+                                        0, 3, 5, 2, 1, 4]
+    zipped = tf.data.Dataset.zip((R(6).shuffle(4, seed=7), R(6).shuffle(3, seed=1)))
+    assert _order(zipped.map(lambda a, b: a * 10 + b).shuffle(2, seed=3).repeat(3)) == [
+        1, 22, 55, 30, 13, 44, 11, 43, 50, 32, 25, 4, 40, 2, 54, 31, 15, 23]
+    assert _order(R(3).shuffle(4, seed=7).concatenate(R(3).shuffle(3, seed=1)).shuffle(
+        2, seed=3).repeat(3)) == [1, 2, 1, 0, 0, 2, 0, 2, 1, 0, 1, 2, 2, 0, 1, 2, 0, 1]
+
+
+def test_file_cache_writer_retries_the_lockfile(tmp_path):
+    # TF 1.15's cache writer checks the lockfile on every call: once the first writer is
+    # done, a second iterator that failed with AlreadyExistsError reads its input
+    ds = tf.data.Dataset.from_tensor_slices([-6, 12]).cache(str(tmp_path / "c"))
+    a = ds.make_one_shot_iterator().get_next()
+    b = ds.make_initializable_iterator()
+    bn = b.get_next()
+
+    def get(s, t):
+        try:
+            return s.run(t).tolist()
+        except tf.errors.OpError as e:
+            return type(e).__name__
+
+    with tf.Session() as s:
+        s.run(b.initializer)
+        got = [get(s, t) for t in (a, bn, bn, a, bn, a, bn, bn, bn)]
+    ex = "AlreadyExistsError"
+    assert got == [-6, ex, ex, 12, ex, "OutOfRangeError", -6, 12, "OutOfRangeError"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.data.Dataset.range(3).shuffle(2, seed=1).repeat(0),
+    lambda: tf.data.Dataset.range(3).shuffle(2, seed=1).repeat(-2),
+    lambda: tf.data.Dataset.range(3).apply(
+        tf.data.experimental.shuffle_and_repeat(2, 0, seed=1)),
+])
+def test_shuffle_and_repeat_refuses_a_count_below_one(make):
+    # TF 1.15's ShuffleAndRepeatDataset (also the one its default fusion makes of a
+    # reshuffling shuffle's repeat) refuses counts other than -1 and positive ones
+    msg = "count must be greater than zero or equal to -1."
+    assert _pull(make(), 1) == [("InvalidArgumentError", "[_Derived_]" + msg)]
+    # without reshuffling nothing is fused: repeat(0) is empty
+    ds = tf.data.Dataset.range(3).shuffle(2, seed=1, reshuffle_each_iteration=False).repeat(0)
+    assert _pull(ds) == []
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

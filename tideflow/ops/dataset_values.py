@@ -65,6 +65,16 @@ class DatasetValue:
     def iterate(self, rt):
         raise NotImplementedError
 
+    def initialize(self, rt):
+        """What TF's Initialize of an iterator over this stage does that shows later: most
+        stages make their input's iterator at once, and a reshuffling shuffle draws its seeds
+        (:meth:`Shuffle.initialize`). TF makes (and drops) one more input iterator after each
+        pass of a shuffle or finite repeat; those call this, so an inner shuffle's seed
+        generator has moved on as in TF when its next pass begins."""
+        input_ = getattr(self, "input", None)
+        if input_ is not None:
+            input_.initialize(rt)
+
 
 # ------------------------------------------------------------------------------------------
 # sources
@@ -310,6 +320,10 @@ class Zip(DatasetValue):
     def __init__(self, inputs):
         self.inputs = list(inputs)
 
+    def initialize(self, rt):
+        for d in self.inputs:
+            d.initialize(rt)
+
     @resumable
     def iterate(self, rt):
         its = [_tap(d.iterate(rt)) for d in self.inputs]
@@ -321,6 +335,9 @@ class Zip(DatasetValue):
 class Concatenate(DatasetValue):
     def __init__(self, a, b):
         self.a, self.b = a, b
+
+    def initialize(self, rt):
+        self.a.initialize(rt)
 
     @resumable
     def iterate(self, rt):
@@ -707,6 +724,9 @@ class MapAndBatch(DatasetValue):
         self.map = Map(input_, fn, captured, num_parallel_calls)
         self.n, self.drop, self.dtypes = int(batch_size), bool(drop_remainder), dtypes_
 
+    def initialize(self, rt):
+        self.map.initialize(rt)
+
     def iterate(self, rt):
         return _MapAndBatchIter(self.map.iterate(rt), self.n, self.drop, self.dtypes)
 
@@ -885,6 +905,11 @@ class Shuffle(DatasetValue):
         gen = gen[1]
         return PhiloxWords(gen(), gen())
 
+    def initialize(self, rt):
+        # TF's shuffle draws its seeds when made and makes its input's iterator lazily
+        if self.reshuffle:
+            self._words(rt)
+
     @resumable
     def iterate(self, rt):
         # as TF's GetNext: fill the buffer from the input (an input error is that call's
@@ -900,6 +925,7 @@ class Shuffle(DatasetValue):
                 elem = next(src, _END_OF_INPUT)
                 if elem is _END_OF_INPUT:
                     ended = True
+                    self.input.initialize(rt)  # TF's next epoch's iterator, dropped
                 elif type(elem) is _Fail:
                     yield elem
                 else:
@@ -940,6 +966,13 @@ class ShuffleAndRepeat(DatasetValue):
         self.input, self.size = shuffle.input, shuffle.size
         self.seed, self.seed2 = shuffle.seed, shuffle.seed2
         self.count = int(count)
+        if self.count <= 0 and self.count != -1:
+            # TF 1.15's kernel, also where the fusion made it of shuffle().repeat(0)
+            raise errors.InvalidArgumentError(None, None, "count must be greater than zero or "
+                                              "equal to -1.")
+
+    def initialize(self, rt):
+        pass  # TF's makes its input's iterator on the first call; its seeds are fixed
 
     @resumable
     def iterate(self, rt):
@@ -963,6 +996,8 @@ class ShuffleAndRepeat(DatasetValue):
                     passes += 1
                     # an empty input repeated forever is empty
                     done = passes >= count if count >= 0 else not got
+                    if done and count >= 0:  # TF makes the iterator of a pass after the last
+                        self.input.initialize(rt)
                     continue
                 if type(elem) is _Fail:
                     yield elem
@@ -991,6 +1026,11 @@ class Repeat(DatasetValue):
     def __init__(self, input_, count):
         self.input, self.count = input_, int(count)
 
+    def initialize(self, rt):
+        # TF's finite repeat makes its input's iterator at once, repeat() on the first call
+        if self.count > 0:
+            self.input.initialize(rt)
+
     @resumable
     def iterate(self, rt):
         n = 0
@@ -1000,6 +1040,9 @@ class Repeat(DatasetValue):
                 any_ = True
                 yield elem
             n += 1
+            if self.count > 0 and n == self.count:
+                # TF's finite repeat makes the iterator of a pass after the last, unread
+                self.input.initialize(rt)
             if not any_:  # an empty input repeated forever is empty
                 return
 
@@ -1080,7 +1123,14 @@ class Cache(DatasetValue):
         return _Surface(self._fill(rt))
 
     def _fill(self, rt):
-        release = _lock_cache_file(self.filename, rt) if self.filename else None
+        release = None
+        while self.filename and release is None:
+            try:
+                release = _lock_cache_file(self.filename, rt)
+            except errors.AlreadyExistsError as e:
+                # TF's writer tries the lockfile again on its next call: once the other
+                # writer is done, this one reads its input (the cache file stays the first's)
+                yield _Fail(e.with_traceback(None))  # (a traceback would close us)
         got = []
         for elem in _tap(self.input.iterate(rt)):
             if type(elem) is not _Fail:  # a failed element is not cached
