@@ -107,3 +107,58 @@ def test_stripped_op_defs_without_tf2_attrs_take_tf_115s_fixed_types():
     assert [a.name for a in deq.attr] == ["T", "mode"]
     pad = next(a for a in ops_["DepthwiseConv2dNative"].attr if a.name == "padding")
     assert list(pad.allowed_values.list.s) == [b"SAME", b"VALID"]
+
+
+# ---- IndexedSlices gradients densified by the op that reads them ------------------------------
+
+def _grad_ops(types):
+    return [(o.name, o.type, [i.name for i in o.inputs])
+            for o in tf.get_default_graph().get_operations()
+            if o.name.startswith("gradients/") and o.type in types]
+
+
+def test_indexed_slices_are_densified_inside_the_consuming_op():
+    # TF 1.15 converts an IndexedSlices where an op takes it: inside the op's name scope,
+    # named by its input (AddN/inputs_1, transpose/x, TanhGrad/dy, Reshape/tensor); the
+    # mixed sum of partials is an AddN (measured)
+    x = tf.placeholder(tf.float32, [3, 4], name="x")
+    t = tf.tanh(tf.transpose(x, [1, 0]) * 1.0)
+    loss = tf.reduce_sum(tf.gather(t, [0, 2])) + tf.reduce_sum(t)
+    tf.gradients(loss, x)
+    got = _grad_ops(("UnsortedSegmentSum", "AddN", "TanhGrad"))
+    assert got == [
+        ("gradients/AddN/inputs_1", "UnsortedSegmentSum",
+         ["gradients/GatherV2_grad/Reshape:0", "gradients/GatherV2_grad/Reshape_1:0",
+          "gradients/AddN/strided_slice:0"]),
+        ("gradients/AddN", "AddN", ["gradients/Sum_1_grad/Tile:0", "gradients/AddN/inputs_1:0"]),
+        ("gradients/Tanh_grad/TanhGrad", "TanhGrad", ["Tanh:0", "gradients/AddN:0"])]
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3, 4], name="x")
+        t = tf.tanh(tf.transpose(x, [1, 0]))
+        tf.gradients(tf.reduce_sum(tf.gather(tf.gather(t, [0, 1, 2]), [0, 2])), x)
+        got = _grad_ops(("UnsortedSegmentSum", "TanhGrad", "Transpose"))
+        assert [g[0] for g in got] == [
+            "gradients/GatherV2_grad/Reshape/tensor", "gradients/Tanh_grad/TanhGrad/dy",
+            "gradients/Tanh_grad/TanhGrad", "gradients/transpose_grad/transpose"]
+        # the TanhGrad's conversion waits for the gradient, as TF's control dependency
+        ss = tf.get_default_graph().get_operation_by_name(
+            "gradients/Tanh_grad/TanhGrad/strided_slice/stack")
+        assert [c.name for c in ss.control_inputs] == ["gradients/GatherV2_grad/Reshape"]
+
+
+def test_tile_gradient_of_indexed_slices_sums_rows_modulo_the_input():
+    # TF 1.15's _TileGrad folds an IndexedSlices' rows by index modulo the input's first
+    # dimension (FloorMod, UnsortedSegmentSum) before the reshape and sum (ops and values
+    # measured)
+    x = tf.placeholder(tf.float32, [3, 4], name="x")
+    y = tf.gather(tf.tile(x, [2, 3]), [0, 2, 5, 5])
+    g, = tf.gradients(tf.reduce_sum(y * tf.range(12.0)), x)
+    types = [o.type for o in tf.get_default_graph().get_operations()
+             if o.name.startswith("gradients/Tile_grad/")]
+    assert types == ["Const", "Pack", "Const", "Transpose", "Const", "Reshape", "Const", "Const",
+                     "Const", "Range", "Const", "Const", "Const", "StridedSlice", "FloorMod",
+                     "UnsortedSegmentSum", "Const", "Const", "Const", "StridedSlice", "Const",
+                     "Const", "ConcatV2", "Reshape", "Sum"]
+    with tf.Session() as s:
+        assert s.run(g, {x: [[0.0] * 4] * 3}).tolist() == [
+            [12.0, 15.0, 18.0, 21.0], [0.0, 0.0, 0.0, 0.0], [36.0, 45.0, 54.0, 63.0]]

@@ -11,7 +11,6 @@ from tideflow.framework import dtypes, errors, kernel_types, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.ops import constant_op
-from tideflow.ops.gradients import dense
 
 # ------------------------------------------------------------------------------------------
 # helpers shared by the array-op families
@@ -898,7 +897,8 @@ def _transpose_grad(op, grad, conjugate=False):
         from tideflow.ops.gather_ops import invert_permutation
 
         inverse = invert_permutation(perm)
-    return [transpose(dense(grad), inverse, conjugate=conjugate), None]
+    # (an IndexedSlices is densified by the Transpose's conversion: "transpose/x", as TF's)
+    return [transpose(grad, inverse, conjugate=conjugate), None]
 
 
 op_registry.declare(
@@ -979,7 +979,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
     """Permutes the dimensions of ``a`` by ``perm`` (default: reverses them); ``conjugate``
     (complex ``a``) is one ConjugateTranspose, as in TF."""
     with ops.name_scope(name, "transpose", [a]) as scope:
-        a = ops.convert_to_tensor(a, name="a")
+        # as TF 1.15: with a perm, the op's own conversion names a non-tensor "x"
+        a = ops.convert_to_tensor(a, name="a" if perm is None else "x")
         op_type = "ConjugateTranspose" if conjugate and a.dtype.is_complex else "Transpose"
         if perm is None:
             r = a.get_shape().ndims

@@ -147,7 +147,8 @@ def _rows_grad(params, indices, grad, v2=False):
                 params_shape = shape(params)
     size = array_ops.expand_dims(array_ops.size(indices), 0)
     values_shape = concat_ops.concat([size, params_shape[1:]], 0)
-    values = reshape(dense(grad), values_shape)
+    # (an IndexedSlices grad is densified by the Reshape's conversion, "Reshape/tensor", as TF)
+    values = reshape(grad, values_shape)
     return IndexedSlices(values, reshape(indices, size), params_shape)
 
 
@@ -179,7 +180,7 @@ def _gather_v2_grad(op, grad):
     outer_batches = range_ops.range(batch_dims)
     batch_axes = range_ops.range(batch_dims, axis_dims)
     inner_axes = range_ops.range(axis_dims + 1, values_dims)
-    values = reshape(dense(grad), values_shape)
+    values = reshape(grad, values_shape)  # (densified inside the Reshape, as TF)
     perm = concat_ops.concat([outer_batches, [axis_dims], batch_axes, inner_axes], 0)
     values = transpose(values, perm)
     summed = _batch_gather_grad(params_shape, values, indices, batch_dims,

@@ -267,7 +267,9 @@ def _aggregate(grads, name, colocate_op=None, method=None, op=None):
             array_ops.concat(indices, 0),
             grads[0].dense_shape,
         )
-    return math_ops.add_n([dense(g) for g in grads], name=name)
+    # (TF's aggregate_indexed_slices_gradients: AddN itself densifies the IndexedSlices,
+    # "AddN/inputs_1")
+    return math_ops.add_n(grads, name=name)
 
 
 def count_tf_sum(grads):

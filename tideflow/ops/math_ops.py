@@ -1036,8 +1036,12 @@ def add_n(inputs, name=None):
     if not inputs or not isinstance(inputs, (list, tuple)) or any(x is None for x in inputs):
         raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
                          "same dtype and shape")
-    inputs = ops.convert_n_to_tensor(inputs)
+    # (as TF: an IndexedSlices stays one until AddN's own conversion densifies it, inside
+    # the op's name scope: "AddN/inputs_1")
+    inputs = [x if isinstance(x, ops.IndexedSlices) else ops.convert_to_tensor(x)
+              for x in inputs]
     if len(inputs) == 1:
+        inputs = ops.convert_n_to_tensor(inputs)
         if name:
             from tideflow.ops.array_ops import identity
 

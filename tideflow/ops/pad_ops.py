@@ -91,6 +91,15 @@ def _tile_grad(op, grad):
     in_shape = shape(x, out_type=multiples.dtype.base_dtype)
     split = reshape(transpose(concat_ops.stack([multiples, in_shape])), [-1])
     axes = range_ops.range(0, size(split), 2)
+    if isinstance(grad, ops.IndexedSlices):
+        # as TF 1.15: the rows are summed into the first dimension by their index modulo its
+        # size (UnsortedSegmentSum of FloorMod), and its tiling reads as 1
+        from tideflow.ops import cast_ops, math_ops
+
+        rows = cast_ops.cast(in_shape[0], grad.indices.dtype.base_dtype)
+        grad = reduction_ops.unsorted_segment_sum(
+            grad.values, math_ops.floormod(grad.indices, rows), rows)
+        split = concat_ops.concat([[1], split[1:]], axis=0)
     g = reduction_ops.reduce_sum(reshape(dense(grad), split), axes)
     g.set_shape(x._shape)
     return [g, None]

@@ -391,6 +391,8 @@ def _sign_grad(op, grad):
 def _after(grad):
     """TF 1.15's math gradients build their ops under a control dependency on ``grad``: the ops
     none of whose inputs is made under it (a Const, an op on the forward input) wait for it."""
+    if isinstance(grad, ops.IndexedSlices):  # (TF's control_dependencies takes its op)
+        return ops.control_dependencies([grad.op])
     return ops.control_dependencies([grad] if isinstance(grad, ops.Tensor) else [])
 
 
@@ -524,17 +526,21 @@ def _cosh_grad(op, grad):
 
 def _tanh_grad(op, grad):
     y = op.outputs[0]
-    if not y.dtype.is_complex and isinstance(grad, ops.Tensor):
+    if not y.dtype.is_complex:
+        # (an IndexedSlices too: the op's conversion densifies it, "TanhGrad/dy", as TF's)
         # TF's gradient: one fused TanhGrad(y, dy) op, dy * (1 - y * y) (the same values)
-        return ops.apply_op("TanhGrad", [y, grad])._outputs[0]
+        with _after(grad):
+            return ops.apply_op("TanhGrad", [y, grad])._outputs[0]
     return grad * (1 - square(_conj(y)))
 
 
 def _sigmoid_grad(op, grad):
     y = op.outputs[0]
-    if not y.dtype.is_complex and isinstance(grad, ops.Tensor):
+    if not y.dtype.is_complex:
+        # (an IndexedSlices too: the op's conversion densifies it, "SigmoidGrad/dy", as TF's)
         # TF's gradient: one fused SigmoidGrad(y, dy) op, dy * (y * (1 - y))
-        return ops.apply_op("SigmoidGrad", [y, grad])._outputs[0]
+        with _after(grad):
+            return ops.apply_op("SigmoidGrad", [y, grad])._outputs[0]
     y = _conj(y)
     return grad * (y * (1 - y))
 
