@@ -162,6 +162,59 @@ def test_shuffle_and_repeat_refuses_a_count_below_one(make):
     ds = tf.data.Dataset.range(3).shuffle(2, seed=1, reshuffle_each_iteration=False).repeat(0)
     assert _pull(ds) == []
 
+def test_take_reads_no_element_past_its_count(tmp_path):
+    # TF 1.15's take stops asking its input at the count (a py_func sees 2 calls) and drops
+    # the input's iterator on the call after its last element: a file cache's writer lets its
+    # lockfile go, and a second writer can then read (measured)
+    seen = []
+
+    def f(v):
+        seen.append(int(v))
+        return v
+
+    ds = tf.data.Dataset.range(10).map(lambda x: tf.py_func(f, [x], tf.int64)).take(2)
+    assert [v.tolist() for v in _pull(ds)] == [0, 1] and seen == [0, 1]
+    ds = tf.data.Dataset.range(5).cache(str(tmp_path / "c"))
+    a = ds.take(2).make_one_shot_iterator().get_next()
+    b = ds.make_one_shot_iterator().get_next()
+
+    def get(s, t):
+        try:
+            return s.run(t).tolist()
+        except tf.errors.OpError as e:
+            return type(e).__name__
+
+    with tf.Session() as s:
+        got = [get(s, t) for t in (a, a, b, a, b, b)]
+    assert got == [0, 1, "AlreadyExistsError", "OutOfRangeError", 0, 1]
+
+
+def test_shuffle_and_repeat_of_errors_repeats_them():
+    # TF 1.15 repeats forever an input that gave errors (not an empty one)
+    MB = tf.data.experimental.map_and_batch
+    d = tf.data.experimental.Counter(-1, -1).take(5).apply(MB(lambda x: tf.range(x % 5), 4))
+    d = d.apply(MB(lambda x: tf.range(tf.reduce_sum(x) % 5), 2))
+    d = d.apply(tf.data.experimental.shuffle_and_repeat(1, 2, seed=45))
+    d = d.apply(tf.data.experimental.shuffle_and_repeat(3, None, seed=57))
+    got = _pull(d, 6)
+    assert len(got) == 6 and all(g[0] == "InvalidArgumentError" for g in got)
+
+
+_SIZES = "Input element must have the same batch size in each component. Component 0 had "
+
+
+@pytest.mark.parametrize("parts,msg", [
+    ((3, 2, 3), _SIZES + "size 3 but component 1 had size, 2."),
+    ((3, 3, 5), _SIZES + "size 3 but component 2 had size, 5."),
+    ((3, None), "Input element must have a non-scalar value in each component."),
+    ((None, 3), "Input element must have a non-scalar value in each component."),
+])
+def test_unbatch_errors_name_the_component(parts, msg):
+    # TF 1.15's UnbatchDataset words (measured)
+    elem = tuple(3 if n is None else list(range(n)) for n in parts)
+    ds = tf.data.Dataset.from_generator(lambda: iter([elem]), (tf.int64,) * len(parts))
+    assert _pull(ds.apply(tf.data.experimental.unbatch())) == [("InvalidArgumentError", msg)]
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

@@ -865,12 +865,20 @@ class Unbatch(DatasetValue):
             if type(elem) is _Fail:
                 yield elem
                 continue
+            if any(isinstance(c, (np.ndarray, np.generic)) and c.ndim == 0 for c in elem):
+                yield _Fail(errors.InvalidArgumentError(
+                    None, None, "Input element must have a non-scalar value in each "
+                    "component."))
+                continue
             rows = [unstack(c) for c in elem]
             sizes = {len(r) for r in rows}
             if len(sizes) > 1:
+                # TF 1.15's words, naming the first component whose size differs
+                i = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
                 yield _Fail(errors.InvalidArgumentError(
                     None, None, "Input element must have the same batch size in each "
-                    "component."))
+                    f"component. Component 0 had size {len(rows[0])} but component {i} had "
+                    f"size, {len(rows[i])}."))
                 continue
             yield from ([r[i] for r in rows] for i in range(sizes.pop() if sizes else 0))
 
@@ -999,10 +1007,10 @@ class ShuffleAndRepeat(DatasetValue):
                     if done and count >= 0:  # TF makes the iterator of a pass after the last
                         self.input.initialize(rt)
                     continue
+                got = True  # (an error too: TF repeats an input of errors forever)
                 if type(elem) is _Fail:
                     yield elem
                     continue
-                got = True
                 buf[end % size] = elem
                 end += 1
                 epochs[-1][1] = end
@@ -1056,13 +1064,17 @@ class Take(DatasetValue):
         return src if self.count < 0 else _Surface(self._take(src))
 
     def _take(self, src):
-        n = 0
+        # as TF: no input element is read past the count, and the call after the last drops
+        # the input's iterator (a file cache's writer lets its lockfile go)
+        n, count = 0, self.count
+        if count == 0:
+            return
         for elem in _tap(src):
-            if n >= self.count:
-                return
             if type(elem) is not _Fail:  # as TF: a failed element is not counted
                 n += 1
             yield elem
+            if n >= count:
+                return
 
 
 class Skip(DatasetValue):
@@ -1132,17 +1144,19 @@ class Cache(DatasetValue):
                 # writer is done, this one reads its input (the cache file stays the first's)
                 yield _Fail(e.with_traceback(None))  # (a traceback would close us)
         got = []
-        for elem in _tap(self.input.iterate(rt)):
-            if type(elem) is not _Fail:  # a failed element is not cached
-                got.append(elem)
-            yield elem
-        with self._lock:
-            if self._cached is None:
-                self._cached = got
-                if self.filename:
-                    _write_cache_file(self.filename, got)
-        if release is not None:
-            release()
+        try:
+            for elem in _tap(self.input.iterate(rt)):
+                if type(elem) is not _Fail:  # a failed element is not cached
+                    got.append(elem)
+                yield elem
+            with self._lock:
+                if self._cached is None:
+                    self._cached = got
+                    if self.filename:
+                        _write_cache_file(self.filename, got)
+        finally:  # written, or dropped unfinished (as TF's writer, whose lockfile goes)
+            if release is not None:
+                release()
 
 
 def _lock_cache_file(filename, rt):
