@@ -215,6 +215,21 @@ def test_unbatch_errors_name_the_component(parts, msg):
     ds = tf.data.Dataset.from_generator(lambda: iter([elem]), (tf.int64,) * len(parts))
     assert _pull(ds.apply(tf.data.experimental.unbatch())) == [("InvalidArgumentError", msg)]
 
+def test_experimental_source_datasets_print_their_v1_class(tmp_path):
+    # TF 1.15's RandomDatasetV1, CsvDatasetV1 and SqlDatasetV1 are classes of their own, as
+    # the file readers' (their reprs measured)
+    path = tmp_path / "x.csv"
+    path.write_text("1,2\n")
+    E = tf.data.experimental
+    assert repr(E.RandomDataset(1)) == "<RandomDatasetV1 shapes: (), types: tf.int64>"
+    assert repr(E.CsvDataset(str(path), [tf.int32, tf.int32])) == (
+        "<CsvDatasetV1 shapes: ((), ()), types: (tf.int32, tf.int32)>")
+    sql = E.SqlDataset("sqlite", str(tmp_path / "db"), "SELECT 1", (tf.int32,))
+    assert type(sql).__name__ == "SqlDatasetV1"
+    assert repr(sql) == "<SqlDatasetV1 shapes: ((),), types: (tf.int32,)>"
+    assert repr(E.Counter()) == "<DatasetV1Adapter shapes: (), types: tf.int64>"
+    assert repr(E.RandomDataset(1).take(2)) == "<DatasetV1Adapter shapes: (), types: tf.int64>"
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

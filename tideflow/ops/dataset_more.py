@@ -1792,6 +1792,7 @@ class NumpyIterator:
         return f"<NumpyIterator of {self._next!r}>"
 
 
-for _cls in (RandomDataset, CsvDataset):
+for _cls in (RandomDataset, CsvDataset, SqlDataset):
     _tf_class_name(_cls, _cls.__name__ + "V1")  # TF 1.15's names of these V1 classes
+    _cls._repr_name = _cls.__name__  # (their reprs too, as the file readers')
 del _cls
