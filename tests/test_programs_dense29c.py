@@ -1,6 +1,6 @@
 """Dense prediction and vision programs, part 3: as in test_programs_dense29.py, each reduced
 and compared line by line with what TF 1.15 printed (measured)."""
-# ruff: noqa: B006, F401, F841, I001, RUF059, SIM117, UP004, UP031, UP032
+# ruff: noqa: B006, B008, F401, F841, I001, RUF059, SIM117, UP004, UP031, UP032
 
 
 import re
@@ -408,3 +408,223 @@ train ['1.34626', '0.00658', '0.35915', '0.15682']
 ['checkpoint', 'eval', 'events.out', 'graph.pbtxt', 'model.ckpt-3.data-00000-of-00001', 'model.ckpt-3.index', 'model.ckpt-3.meta']
 ['aspp/conv_1x1/BatchNorm/beta', 'aspp/conv_1x1/BatchNorm/gamma', 'aspp/conv_1x1/BatchNorm/moving_mean', 'aspp/conv_1x1/BatchNorm/moving_variance', 'aspp/conv_1x1/weights', 'aspp/conv_1x1/weights/Momentum', 'aspp/conv_1x1_concat/BatchNorm/beta', 'aspp/conv_1x1_concat/BatchNorm/gamma']
 """, rtol=0.0001)
+
+
+def test_faster_rcnn_proposals(capsys, tmp_path):
+    # endernewton/tf-faster-rcnn lib/layer_utils/snippets.py (generate_anchors_tf), generate_anchors.py, the TF proposal layer (non_max_suppression over clipped boxes), nets/network.py (_reshape_layer, _softmax_layer, _crop_pool_layer by crop_and_resize) (reduced)
+    import sys
+    import numpy as np
+    slim = tf.contrib.slim
+    # endernewton/tf-faster-rcnn lib/layer_utils/snippets.py (generate_anchors_tf), generate_anchors.py, proposal_layer.py's TF form (bbox_transform_inv_tf, clip_boxes_tf, non_max_suppression), nets/network.py (_reshape_layer, _softmax_layer, _crop_pool_layer) (reduced: a 2-conv backbone, 32x48 image, scales (2, 4))
+    def _whctrs(anchor):
+      w = anchor[2] - anchor[0] + 1
+      h = anchor[3] - anchor[1] + 1
+      x_ctr = anchor[0] + 0.5 * (w - 1)
+      y_ctr = anchor[1] + 0.5 * (h - 1)
+      return w, h, x_ctr, y_ctr
+    def _mkanchors(ws, hs, x_ctr, y_ctr):
+      ws = ws[:, np.newaxis]
+      hs = hs[:, np.newaxis]
+      return np.hstack((x_ctr - 0.5 * (ws - 1), y_ctr - 0.5 * (hs - 1), x_ctr + 0.5 * (ws - 1), y_ctr + 0.5 * (hs - 1)))
+    def _ratio_enum(anchor, ratios):
+      w, h, x_ctr, y_ctr = _whctrs(anchor)
+      size = w * h
+      size_ratios = size / ratios
+      ws = np.round(np.sqrt(size_ratios))
+      hs = np.round(ws * ratios)
+      return _mkanchors(ws, hs, x_ctr, y_ctr)
+    def _scale_enum(anchor, scales):
+      w, h, x_ctr, y_ctr = _whctrs(anchor)
+      ws = w * scales
+      hs = h * scales
+      return _mkanchors(ws, hs, x_ctr, y_ctr)
+    def generate_anchors(base_size=16, ratios=[0.5, 1, 2], scales=2 ** np.arange(3, 6)):
+      base_anchor = np.array([1, 1, base_size, base_size]) - 1
+      ratio_anchors = _ratio_enum(base_anchor, ratios)
+      anchors = np.vstack([_scale_enum(ratio_anchors[i, :], scales) for i in range(ratio_anchors.shape[0])])
+      return anchors
+    def generate_anchors_tf(height, width, feat_stride=16, anchor_scales=(8, 16, 32), anchor_ratios=(0.5, 1, 2)):
+      shift_x = tf.range(width) * feat_stride
+      shift_y = tf.range(height) * feat_stride
+      shift_x, shift_y = tf.meshgrid(shift_x, shift_y)
+      sx = tf.reshape(shift_x, shape=(-1,))
+      sy = tf.reshape(shift_y, shape=(-1,))
+      shifts = tf.transpose(tf.stack([sx, sy, sx, sy]))
+      K = tf.multiply(width, height)
+      shifts = tf.transpose(tf.reshape(shifts, shape=[1, K, 4]), perm=(1, 0, 2))
+      anchors = generate_anchors(ratios=np.array(anchor_ratios), scales=np.array(anchor_scales))
+      A = anchors.shape[0]
+      anchor_constant = tf.constant(anchors.reshape((1, A, 4)), dtype=tf.int32)
+      length = K * A
+      anchors_tf = tf.reshape(tf.add(anchor_constant, shifts), shape=(length, 4))
+      return tf.cast(anchors_tf, dtype=tf.float32), length
+    def bbox_transform_inv_tf(boxes, deltas):
+      boxes = tf.cast(boxes, deltas.dtype)
+      widths = tf.subtract(boxes[:, 2], boxes[:, 0]) + 1.0
+      heights = tf.subtract(boxes[:, 3], boxes[:, 1]) + 1.0
+      ctr_x = tf.add(boxes[:, 0], widths * 0.5)
+      ctr_y = tf.add(boxes[:, 1], heights * 0.5)
+      dx = deltas[:, 0]
+      dy = deltas[:, 1]
+      dw = deltas[:, 2]
+      dh = deltas[:, 3]
+      pred_ctr_x = tf.add(tf.multiply(dx, widths), ctr_x)
+      pred_ctr_y = tf.add(tf.multiply(dy, heights), ctr_y)
+      pred_w = tf.multiply(tf.exp(dw), widths)
+      pred_h = tf.multiply(tf.exp(dh), heights)
+      pred_boxes0 = tf.subtract(pred_ctr_x, pred_w * 0.5)
+      pred_boxes1 = tf.subtract(pred_ctr_y, pred_h * 0.5)
+      pred_boxes2 = tf.add(pred_ctr_x, pred_w * 0.5)
+      pred_boxes3 = tf.add(pred_ctr_y, pred_h * 0.5)
+      return tf.stack([pred_boxes0, pred_boxes1, pred_boxes2, pred_boxes3], axis=1)
+    def clip_boxes_tf(boxes, im_info):
+      b0 = tf.maximum(tf.minimum(boxes[:, 0], im_info[1] - 1), 0)
+      b1 = tf.maximum(tf.minimum(boxes[:, 1], im_info[0] - 1), 0)
+      b2 = tf.maximum(tf.minimum(boxes[:, 2], im_info[1] - 1), 0)
+      b3 = tf.maximum(tf.minimum(boxes[:, 3], im_info[0] - 1), 0)
+      return tf.stack([b0, b1, b2, b3], axis=1)
+    def proposal_layer_tf(rpn_cls_prob, rpn_bbox_pred, im_info, _feat_stride, anchors, num_anchors, post_nms_topN=6, nms_thresh=0.7):
+      scores = rpn_cls_prob[:, :, :, num_anchors:]
+      scores = tf.reshape(scores, shape=(-1,))
+      rpn_bbox_pred = tf.reshape(rpn_bbox_pred, shape=(-1, 4))
+      proposals = bbox_transform_inv_tf(anchors, rpn_bbox_pred)
+      proposals = clip_boxes_tf(proposals, im_info[:2])
+      indices = tf.image.non_max_suppression(proposals, scores, max_output_size=post_nms_topN, iou_threshold=nms_thresh)
+      boxes = tf.gather(proposals, indices)
+      boxes = tf.to_float(boxes)
+      scores = tf.gather(scores, indices)
+      scores = tf.reshape(scores, shape=(-1, 1))
+      batch_inds = tf.zeros((tf.shape(indices)[0], 1), dtype=tf.float32)
+      blob = tf.concat([batch_inds, boxes], 1)
+      return blob, scores
+    class Network(object):
+      def __init__(self):
+        self._feat_stride = [4, ]
+        self._predictions = {}
+      def _reshape_layer(self, bottom, num_dim, name):
+        input_shape = tf.shape(bottom)
+        with tf.variable_scope(name) as scope:
+          to_caffe = tf.transpose(bottom, [0, 3, 1, 2])
+          reshaped = tf.reshape(to_caffe, tf.concat(axis=0, values=[[1, num_dim, -1], [input_shape[2]]]))
+          to_tf = tf.transpose(reshaped, [0, 2, 3, 1])
+          return to_tf
+      def _softmax_layer(self, bottom, name):
+        if name.startswith('rpn_cls_prob_reshape'):
+          input_shape = tf.shape(bottom)
+          bottom_reshaped = tf.reshape(bottom, [-1, input_shape[-1]])
+          reshaped_score = tf.nn.softmax(bottom_reshaped, name=name)
+          return tf.reshape(reshaped_score, input_shape)
+        return tf.nn.softmax(bottom, name=name)
+      def _crop_pool_layer(self, bottom, rois, name):
+        with tf.variable_scope(name) as scope:
+          batch_ids = tf.squeeze(tf.slice(rois, [0, 0], [-1, 1], name="batch_id"), [1])
+          bottom_shape = tf.shape(bottom)
+          height = (tf.to_float(bottom_shape[1]) - 1.) * np.float32(self._feat_stride[0])
+          width = (tf.to_float(bottom_shape[2]) - 1.) * np.float32(self._feat_stride[0])
+          x1 = tf.slice(rois, [0, 1], [-1, 1], name="x1") / width
+          y1 = tf.slice(rois, [0, 2], [-1, 1], name="y1") / height
+          x2 = tf.slice(rois, [0, 3], [-1, 1], name="x2") / width
+          y2 = tf.slice(rois, [0, 4], [-1, 1], name="y2") / height
+          bboxes = tf.stop_gradient(tf.concat([y1, x1, y2, x2], axis=1))
+          pre_pool_size = 3 * 2
+          crops = tf.image.crop_and_resize(bottom, bboxes, tf.to_int32(batch_ids), [pre_pool_size, pre_pool_size], name="crops")
+        return slim.max_pool2d(crops, [2, 2], padding='SAME')
+      def build(self, image, im_info, labels):
+        num_anchors = 2 * 3
+        net = slim.conv2d(image, 5, [3, 3], scope='conv1')
+        net = slim.max_pool2d(net, [2, 2], padding='SAME', scope='pool1')
+        net = slim.conv2d(net, 6, [3, 3], scope='conv2')
+        net_conv = slim.max_pool2d(net, [2, 2], padding='SAME', scope='pool2')
+        anchors, length = generate_anchors_tf(tf.to_int32(tf.ceil(im_info[0] / 4.)), tf.to_int32(tf.ceil(im_info[1] / 4.)), 4, (2, 4), (0.5, 1, 2))
+        rpn = slim.conv2d(net_conv, 6, [3, 3], scope="rpn_conv/3x3")
+        rpn_cls_score = slim.conv2d(rpn, num_anchors * 2, [1, 1], padding='VALID', activation_fn=None, scope='rpn_cls_score')
+        rpn_cls_score_reshape = self._reshape_layer(rpn_cls_score, 2, 'rpn_cls_score_reshape')
+        rpn_cls_prob_reshape = self._softmax_layer(rpn_cls_score_reshape, "rpn_cls_prob_reshape")
+        rpn_cls_pred = tf.argmax(tf.reshape(rpn_cls_score_reshape, [-1, 2]), axis=1, name="rpn_cls_pred")
+        rpn_cls_prob = self._reshape_layer(rpn_cls_prob_reshape, num_anchors * 2, "rpn_cls_prob")
+        rpn_bbox_pred = slim.conv2d(rpn, num_anchors * 4, [1, 1], padding='VALID', activation_fn=None, scope='rpn_bbox_pred')
+        rois, roi_scores = proposal_layer_tf(rpn_cls_prob, rpn_bbox_pred, im_info, self._feat_stride, anchors, num_anchors)
+        pool5 = self._crop_pool_layer(net_conv, rois, "pool5")
+        fc7 = slim.fully_connected(slim.flatten(pool5), 7, scope='fc7')
+        cls_score = slim.fully_connected(fc7, 3, activation_fn=None, scope='cls_score')
+        cls_prob = self._softmax_layer(cls_score, "cls_prob")
+        lab = tf.gather(labels, tf.range(tf.shape(cls_score)[0]))
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(logits=cls_score, labels=lab))
+        rpn_labels = tf.cast(tf.reshape(rpn_cls_pred, [-1]) * 0 + tf.cast(tf.range(tf.shape(rpn_cls_pred)[0]) % 2, tf.int64), tf.int32)
+        rpn_loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(logits=tf.reshape(rpn_cls_score_reshape, [-1, 2]), labels=rpn_labels))
+        return anchors, length, rpn_cls_prob, rois, roi_scores, pool5, cls_prob, loss + rpn_loss
+
+    np.random.seed(12)
+    tf.set_random_seed(12)
+    print(generate_anchors(ratios=np.array((0.5, 1, 2)), scales=np.array((2, 4))))
+    image = tf.placeholder(tf.float32, shape=[1, None, None, 3])
+    im_info = tf.placeholder(tf.float32, shape=[3])
+    labels = tf.constant([0, 1, 2, 1, 0, 2], tf.int32)
+    net = Network()
+    anchors, length, rpn_cls_prob, rois, roi_scores, pool5, cls_prob, loss = net.build(image, im_info, labels)
+    print(anchors, length, rpn_cls_prob, rois, roi_scores, pool5, cls_prob)
+    train_op = tf.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
+    img = np.random.rand(1, 32, 48, 3).astype(np.float32)
+    info = np.array([32, 48, 1], np.float32)
+    with tf.Session() as sess:
+      sess.run(tf.global_variables_initializer())
+      a, n, r, s, p = sess.run([anchors, length, rois, roi_scores, pool5], {image: img, im_info: info})
+      print(a[:3], n, a.shape)
+      print(r)
+      print(s.ravel(), p.shape, p[0, :, :, 0])
+      for i in range(3):
+        _, l = sess.run([train_op, loss], {image: img, im_info: info})
+        print(i, l)
+      print(sess.run(cls_prob, {image: img, im_info: info}))
+    _printed(capsys, """\
+[[-15.  -4.  30.  19.]
+ [-38. -16.  53.  31.]
+ [ -8.  -8.  23.  23.]
+ [-24. -24.  39.  39.]
+ [ -3. -14.  18.  29.]
+ [-14. -36.  29.  51.]]
+Tensor("Cast:0", shape=(?, 4), dtype=float32) Tensor("mul_3:0", shape=(), dtype=int32) Tensor("rpn_cls_prob/transpose_1:0", shape=(1, ?, ?, 12), dtype=float32) Tensor("concat:0", shape=(?, 5), dtype=float32) Tensor("Reshape_9:0", shape=(?, 1), dtype=float32) Tensor("MaxPool2D/MaxPool:0", shape=(?, 3, 3, 6), dtype=float32) Tensor("cls_prob:0", shape=(?, 3), dtype=float32)
+[[-15.  -4.  30.  19.]
+ [-38. -16.  53.  31.]
+ [ -8.  -8.  23.  23.]] 576 (576, 4)
+[[ 0.        0.        0.       37.28106  31.      ]
+ [ 0.        0.       22.27179  35.619736 31.      ]
+ [ 0.        0.       31.       40.640926 31.      ]
+ [ 0.        0.       31.       40.640926 31.      ]
+ [ 0.        0.       31.       40.640926 31.      ]
+ [ 0.        0.       31.       40.640926 31.      ]]
+[0.6076508 0.607122  0.6011627 0.6011627 0.6011627 0.6011627] (6, 3, 3, 6) [[0.09123636 0.0419687  0.06166816]
+ [0.08968068 0.24849875 0.0506807 ]
+ [0.07430442 0.08979407 0.18645164]]
+0 1.8077903
+1 1.8044026
+2 1.8905928
+[[0.32275808 0.3161638  0.36107808]
+ [0.22590739 0.38322964 0.390863  ]
+ [0.33293104 0.33385304 0.33321592]
+ [0.32320592 0.3168458  0.35994834]
+ [0.25154564 0.37595126 0.3725031 ]
+ [0.32406324 0.3181558  0.35778096]]
+""", rtol=1e-05)
+
+
+def test_nms_keeps_selecting_an_empty_box():
+    # TF 1.15's NMS kernel pushes a box it selected back into its queue; a box of zero area
+    # (IoU 0 with itself) is then selected again and fills the output, as the proposal layer
+    # above shows with boxes clipped flat to the image's edge (measured in TF 1.15)
+    import numpy as np
+    b = np.array([[0, 0, 37.3, 31], [0, 22.3, 35.6, 31], [0, 31, 40.6, 31], [0, 31, 40.6, 31],
+                  [0, 31, 40.6, 31], [0, 31, 40.6, 31], [7.8, 7.5, 47, 31], [5, 5, 20, 20]],
+                 np.float32)
+    tied = np.array([0.7, 0.65, 0.6, 0.6, 0.6, 0.6, 0.5, 0.4], np.float32)
+    distinct = np.array([0.7, 0.65, 0.6, 0.59, 0.58, 0.57, 0.5, 0.4], np.float32)
+    with tf.Session() as sess:
+        got = [sess.run(tf.image.non_max_suppression(b, s, 6, 0.7, score_threshold=st)).tolist()
+               for s in (tied, distinct) for st in (float("-inf"), 0.1)]
+        padded = sess.run(tf.image.non_max_suppression_padded(
+            b, distinct, 6, 0.7, pad_to_max_output_size=True))
+        zero_iou = sess.run(tf.image.non_max_suppression(b, distinct, 6, 0.0)).tolist()
+    assert got == [[0, 1, 2, 5, 2, 5]] * 2 + [[0, 1, 2, 2, 2, 2]] * 2
+    assert padded[0].tolist() == [0, 1, 2, 2, 2, 2] and padded[1] == 6
+    # at an IoU threshold of 0 an IoU of 0 suppresses: the empty boxes go, themselves too
+    assert zero_iou == [0]

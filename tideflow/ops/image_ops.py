@@ -762,9 +762,12 @@ def draw_bounding_boxes(images, boxes, name=None, colors=None):
 
 
 def _corners(b):
-    """Boxes' (ymin, xmin, ymax, xmax, area), from corners in any order."""
-    y0, x0 = np.minimum(b[..., 0], b[..., 2]), np.minimum(b[..., 1], b[..., 3])
-    y1, x1 = np.maximum(b[..., 0], b[..., 2]), np.maximum(b[..., 1], b[..., 3])
+    """Boxes' (ymin, xmin, ymax, xmax, area), from corners in any order (TF's std::min/max:
+    a NaN second corner is not taken)."""
+    from tideflow.ops.nms_ops import c_max, c_min
+
+    y0, x0 = c_min(b[..., 0], b[..., 2]), c_min(b[..., 1], b[..., 3])
+    y1, x1 = c_max(b[..., 0], b[..., 2]), c_max(b[..., 1], b[..., 3])
     return y0, x0, y1, x1, (y1 - y0) * (x1 - x0)
 
 
@@ -775,10 +778,13 @@ def _iou_one(box, others):
 
 def _iou_corners(box, others):
     """IoU from ``_corners``: elementwise, so boxes against others broadcast to a matrix."""
+    from tideflow.ops.nms_ops import c_max, c_min
+
     y0, x0, y1, x1, a = box
     oy0, ox0, oy1, ox1, oa = others
-    inter = (np.maximum(np.minimum(y1, oy1) - np.maximum(y0, oy0), 0) *
-             np.maximum(np.minimum(x1, ox1) - np.maximum(x0, ox0), 0))
+    zero = np.result_type(y0).type(0)
+    inter = (c_max(c_min(y1, oy1) - c_max(y0, oy0), zero) *
+             c_max(c_min(x1, ox1) - c_max(x0, ox0), zero))
     with np.errstate(invalid="ignore", divide="ignore"):
         iou = inter / (a + oa - inter)
     return np.where((a <= 0) | (oa <= 0), 0.0, iou)
@@ -796,8 +802,9 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
     score_t = np.float32(score_t)
     order = np.argsort(-s, kind="stable")
     order = order[s[order] > score_t]
-    if len(np.unique(s[order])) < len(order):
-        # tied scores: TF's priority queue decides their order
+    if len(np.unique(s[order])) < len(order) or np.isnan(b).any():
+        # tied scores: TF's priority queue decides their order (and a NaN coordinate's IoU
+        # sends its candidates back into the queue at score 0)
         keep, _ = _greedy_nms(lambda ij: _iou_one(b[ij[0]], b[ij[1]]), s, m, iou_t, score_t)
         return np.array(keep, np.int32)
     # candidates in blocks: a block's IoUs with the boxes kept before it and among
@@ -822,7 +829,16 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
             kept.append(start + i)
             if len(kept) >= m:
                 break
+            if not overlaps[i, i]:
+                # TF 1.15's kernel pushes a selected box back into its queue, where it is on
+                # top again and meets itself: an empty (or NaN) box, whose IoU with itself is
+                # 0 (NaN), is selected again, so it fills the rest of the output
+                kept.extend([start + i] * (m - len(kept)))
+                break
             alive &= ~overlaps[:, i]
+        else:
+            continue
+        break
     return order[kept].astype(np.int32)
 
 

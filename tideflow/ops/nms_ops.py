@@ -15,14 +15,27 @@ from tideflow.ops.array_ops import _check_rank, _invalid, _np, _shape_str, dim_f
 # ------------------------------------------------------------------------------------------
 
 
+def c_min(a, b):
+    """C++'s std::min(a, b): ``b < a ? b : a`` (a NaN in ``b`` gives ``a``; NumPy's minimum
+    gives the NaN)."""
+    return np.where(b < a, b, a)
+
+
+def c_max(a, b):
+    """C++'s std::max(a, b): ``a < b ? b : a``."""
+    return np.where(a < b, b, a)
+
+
 def _iou_matrix(boxes):
-    # in the boxes' own float type, as TF's kernel: a tie with the threshold falls as in TF
+    # in the boxes' own float type, as TF's kernel: a tie with the threshold falls as in TF;
+    # its std::min/max, so a NaN coordinate gives the IoU TF's does
     b = boxes if boxes.dtype in (np.float16, np.float32) else boxes.astype(np.float32)
-    y0, y1 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
-    x0, x1 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    y0, y1 = c_min(b[:, 0], b[:, 2]), c_max(b[:, 0], b[:, 2])
+    x0, x1 = c_min(b[:, 1], b[:, 3]), c_max(b[:, 1], b[:, 3])
     area = (y1 - y0) * (x1 - x0)
-    ih = np.maximum(np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]), 0)
-    iw = np.maximum(np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]), 0)
+    zero = b.dtype.type(0)
+    ih = c_max(c_min(y1[:, None], y1[None]) - c_max(y0[:, None], y0[None]), zero)
+    iw = c_max(c_min(x1[:, None], x1[None]) - c_max(x0[:, None], x0[None]), zero)
     inter = ih * iw
     with np.errstate(invalid="ignore", divide="ignore"):
         iou = inter / (area[:, None] + area[None] - inter)
@@ -122,6 +135,10 @@ def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0
             if is_soft:
                 w = t(np.float32(np.exp(float(scale * t(s) * t(s))))) if s <= threshold else t(0)
                 score = float(t(score) * w)
+            elif not s <= threshold:
+                # (TF weighs hard NMS too: 0 past the threshold, so a NaN IoU, which does not
+                # suppress, zeroes the score and the candidate waits in the queue at 0)
+                score = float(t(score) * t(0))
             if s >= threshold:
                 hard = True
                 break
