@@ -290,3 +290,24 @@ def test_nested_sequential_called_on_a_tensor_records_no_build_input_shape():
         "dense_7_1/kernel:0", "dense_7_1/bias:0", "sequential_2_1/dense_4/kernel:0",
         "sequential_2_1/dense_4/bias:0", "sequential_2_1/dense_5/kernel:0",
         "sequential_2_1/dense_5/bias:0", "dense_6_1/kernel:0", "dense_6_1/bias:0"]
+
+
+def test_output_losses_of_evaluate_are_float32_means_over_batches():
+    # TF 1.15 (measured): with several outputs, each output's loss is a Mean metric of the
+    # batches' losses, summed and divided in float32 (tideflow's float64 mean was an ulp off)
+    want = {5: [1.4496995210647583, 2.268404960632324],
+            6: [0.9824145436286926, 3.1255176067352295],
+            7: [0.995490312576294, 2.1060497760772705]}
+    for seed, expected in want.items():
+        tf.reset_default_graph()
+        K.backend.clear_session()
+        tf.set_random_seed(seed)
+        inp = L.Input((3,))
+        m = K.Model(inp, [L.Dense(3, activation="softmax")(inp), L.Dense(1, name="aux")(inp)])
+        m.compile("sgd", ["sparse_categorical_crossentropy", "mse"])
+        r = np.random.RandomState(seed)
+        x = r.randn(7, 3).astype(np.float32)
+        y = [r.randint(0, 3, (7, 1)).astype(np.float32), r.randn(7, 1).astype(np.float32)]
+        got = m.evaluate(x, y, verbose=0, batch_size=2)[1:]
+        assert [type(v) for v in got] == [np.float32, np.float32]
+        assert [float(v) for v in got] == expected

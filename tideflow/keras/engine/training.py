@@ -1193,6 +1193,7 @@ class Model(Network):
             self.reset_metrics()
             totals = np.zeros(len(out_labels))
             step_totals = np.zeros(len(out_labels))
+            f32 = sorted(getattr(self, "_batch_mean_positions", ()))
             seen, steps, last = 0, 0, None
             for batch_index, (bx, by, bw) in enumerate(source.epoch()):
                 size = len(bx[0]) if bx else 1
@@ -1203,6 +1204,8 @@ class Model(Network):
                 outs = self._train_step(bx, by, bw)
                 totals += _batch_sums(outs, size)
                 step_totals += _scalars(outs)
+                if f32:  # (the outputs' losses: TF 1.15's Mean metrics sum in float32)
+                    step_totals[f32] = step_totals[f32].astype(np.float32)
                 seen += size
                 steps += 1
                 last = outs
@@ -1302,6 +1305,7 @@ class Model(Network):
             if fetches is None:  # (after the first batch: it builds a subclassed model)
                 fetches, weights = self._test_function()
                 totals, step_totals = np.zeros(len(fetches)), np.zeros(len(fetches))
+                f32 = sorted(getattr(self, "_batch_mean_positions", ()))
             size = len(bx[0]) if bx else 1
             logged = 1 if by_steps and not isinstance(source, _GeneratorSource) else size
             if callbacks is not None:
@@ -1312,6 +1316,8 @@ class Model(Network):
             outs = self._run(fetches, self._feeds(bx, by, False, bw, weights))
             totals += _batch_sums(outs, size)
             step_totals += _scalars(outs)
+            if f32:  # (the outputs' losses: TF 1.15's Mean metrics sum in float32)
+                step_totals[f32] = step_totals[f32].astype(np.float32)
             seen += size
             steps += 1
             last = outs
@@ -1572,7 +1578,10 @@ class Model(Network):
                 out.append(np.asarray(last[i])[()])
                 continue
             if i in batch_means and step_totals is not None and steps:
-                value = float(step_totals[i] / steps)
+                if i:  # (an output's loss: a float32 Mean metric's total / count)
+                    value = np.float32(step_totals[i]) / np.float32(steps)
+                else:
+                    value = float(step_totals[i] / steps)
             else:
                 value = float(total / max(seen, 1))
             out.append(np.float32(value) if i else value)
