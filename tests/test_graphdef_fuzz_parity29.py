@@ -162,3 +162,40 @@ def test_tile_gradient_of_indexed_slices_sums_rows_modulo_the_input():
     with tf.Session() as s:
         assert s.run(g, {x: [[0.0] * 4] * 3}).tolist() == [
             [12.0, 15.0, 18.0, 21.0], [0.0, 0.0, 0.0, 0.0], [36.0, 45.0, 54.0, 63.0]]
+
+
+# ---- shapes that meta graphs carry (_output_shapes) ------------------------------------------
+
+def test_inference_batch_norm_gradient_reserve_outputs_are_channel_vectors():
+    # TF 1.15's FusedBatchNormGrad* shape function: the reserve-space outputs are [0] in
+    # training, [C] otherwise; a graph saved with its _output_shapes (as Saver.save's meta
+    # graph) failed to import across TF 1.15 and tideflow before (shapes and values measured)
+    import numpy as np
+
+    x = tf.placeholder(tf.float32, [None, 2, 2, 3], name="x")
+    y, _, _ = tf.nn.fused_batch_norm(
+        x, tf.constant([1., 2., 3.]), tf.constant([0.5, 0., -0.5]),
+        mean=tf.constant([0.1, 0.2, 0.3]), variance=tf.constant([1., 4., 9.]),
+        is_training=False)
+    g = tf.gradients(tf.reduce_sum(y * y), x)[0]
+    op = g.op if g.op.type.startswith("FusedBatchNormGrad") else next(
+        o for o in tf.get_default_graph().get_operations()
+        if o.type.startswith("FusedBatchNormGrad"))
+    assert [str(t.shape) for t in op.outputs] == [
+        "(?, 2, 2, 3)", "(3,)", "(3,)", "(3,)", "(3,)"]
+    with tf.Graph().as_default():
+        xt = tf.placeholder(tf.float32, [None, 5, 5, 3])
+        train = tf.raw_ops.FusedBatchNormGradV2(
+            y_backprop=xt, x=xt, scale=tf.ones([3]), reserve_space_1=tf.ones([3]),
+            reserve_space_2=tf.ones([3]), is_training=True)
+        assert [str(t.shape) for t in train] == [
+            "(?, 5, 5, 3)", "(3,)", "(3,)", "(0,)", "(0,)"]
+    gd = tf.get_default_graph().as_graph_def(add_shapes=True)
+    xv = np.arange(24, dtype=np.float32).reshape(2, 2, 2, 3) / 10
+    with tf.Graph().as_default():
+        gi, = tf.import_graph_def(gd, return_elements=[g.name], name="")
+        with tf.Session() as s:
+            got = s.run(gi, {"x:0": xv}).ravel()
+    np.testing.assert_allclose(got[:6], [
+        0.7997002005577087, -0.19995002448558807, -1.1999222040176392, 1.3991007804870605,
+        0.39990004897117615, -0.5999889373779297], rtol=1e-6)

@@ -436,7 +436,9 @@ def _batch_norm_grad_shape(op):
     channel = _merge_channel(_channel_dim(dy, fmt), [TensorShape([_channel_dim(x, fmt)])])
     channel = _merge_channel(channel, [t._shape for t in op._inputs[2:5]])
     vec = TensorShape([channel])
-    empty = TensorShape([Dimension(0)])
+    # TF 1.15's shape function: the reserve-space placeholders are [0] in training, else
+    # [C] (meta graphs carry these _output_shapes and TF's import checks them)
+    empty = TensorShape([Dimension(0)]) if op._attrs.get("is_training", True) else vec
     return [_with_channel(dy, fmt, channel), vec, vec, empty, empty]
 
 
