@@ -424,3 +424,133 @@ mIoU: 0.159471
  [0.19695109 0.11817065 0.03939022]] [[-0.46579355 -0.46579355 -0.46579355 -0.36405584]
  [-0.46579355 -0.46579355 -0.46579355 -0.36405584]]
 """)
+
+
+def test_deformable_conv(capsys, tmp_path):
+    # kastnerkyle/deform-conv deform_conv/deform_conv.py + layers.py (ConvOffset2D) + cnn.py get_deform_cnn under tf.keras fit/evaluate/predict (reduced); Adam (packet sqrt) steps apart in the last bits, which the biases before batch norm amplify (their gradients are rounding noise)
+    import sys
+    import numpy as np
+    Conv2D = tf.keras.layers.Conv2D
+    RandomNormal = tf.keras.initializers.RandomNormal
+    # kastnerkyle/deform-conv deform_conv/deform_conv.py + layers.py (ConvOffset2D) + deform_conv/cnn.py's get_deform_cnn, trained as scripts/scaled_mnist.py does (reduced: 12x12 inputs, 4 filters, random offsets' init)
+    def tf_flatten(a):
+        return tf.reshape(a, [-1])
+    def tf_repeat(a, repeats, axis=0):
+        assert len(a.get_shape()) == 1
+        a = tf.expand_dims(a, -1)
+        a = tf.tile(a, [1, repeats])
+        a = tf_flatten(a)
+        return a
+    def tf_repeat_2d(a, repeats):
+        assert len(a.get_shape()) == 2
+        a = tf.expand_dims(a, 0)
+        a = tf.tile(a, [repeats, 1, 1])
+        return a
+    def tf_batch_map_coordinates(input, coords, order=1):
+        input_shape = tf.shape(input)
+        batch_size = input_shape[0]
+        input_size = input_shape[1]
+        n_coords = tf.shape(coords)[1]
+        coords = tf.clip_by_value(coords, 0, tf.cast(input_size, 'float32') - 1)
+        coords_lt = tf.cast(tf.floor(coords), 'int32')
+        coords_rb = tf.cast(tf.ceil(coords), 'int32')
+        coords_lb = tf.stack([coords_lt[..., 0], coords_rb[..., 1]], axis=-1)
+        coords_rt = tf.stack([coords_rb[..., 0], coords_lt[..., 1]], axis=-1)
+        idx = tf_repeat(tf.range(batch_size), n_coords)
+        def _get_vals_by_coords(input, coords):
+            indices = tf.stack([idx, tf_flatten(coords[..., 0]), tf_flatten(coords[..., 1])], axis=-1)
+            vals = tf.gather_nd(input, indices)
+            vals = tf.reshape(vals, (batch_size, n_coords))
+            return vals
+        vals_lt = _get_vals_by_coords(input, coords_lt)
+        vals_rb = _get_vals_by_coords(input, coords_rb)
+        vals_lb = _get_vals_by_coords(input, coords_lb)
+        vals_rt = _get_vals_by_coords(input, coords_rt)
+        coords_offset_lt = coords - tf.cast(coords_lt, 'float32')
+        vals_t = vals_lt + (vals_rt - vals_lt) * coords_offset_lt[..., 0]
+        vals_b = vals_lb + (vals_rb - vals_lb) * coords_offset_lt[..., 0]
+        mapped_vals = vals_t + (vals_b - vals_t) * coords_offset_lt[..., 1]
+        return mapped_vals
+    def tf_batch_map_offsets(input, offsets, order=1):
+        input_shape = tf.shape(input)
+        batch_size = input_shape[0]
+        input_size = input_shape[1]
+        offsets = tf.reshape(offsets, (batch_size, -1, 2))
+        grid = tf.meshgrid(tf.range(input_size), tf.range(input_size), indexing='ij')
+        grid = tf.stack(grid, axis=-1)
+        grid = tf.cast(grid, 'float32')
+        grid = tf.reshape(grid, (-1, 2))
+        grid = tf_repeat_2d(grid, batch_size)
+        coords = offsets + grid
+        mapped_vals = tf_batch_map_coordinates(input, coords)
+        return mapped_vals
+    class ConvOffset2D(Conv2D):
+        def __init__(self, filters, init_normal_stddev=0.01, **kwargs):
+            self.filters = filters
+            super(ConvOffset2D, self).__init__(self.filters * 2, (3, 3), padding='same', use_bias=False, kernel_initializer=RandomNormal(0, init_normal_stddev), **kwargs)
+        def call(self, x):
+            x_shape = x.get_shape()
+            offsets = super(ConvOffset2D, self).call(x)
+            offsets = self._to_bc_h_w_2(offsets, x_shape)
+            x = self._to_bc_h_w(x, x_shape)
+            x_offset = tf_batch_map_offsets(x, offsets)
+            x_offset = self._to_b_h_w_c(x_offset, x_shape)
+            return x_offset
+        def compute_output_shape(self, input_shape):
+            return input_shape
+        @staticmethod
+        def _to_bc_h_w_2(x, x_shape):
+            x = tf.transpose(x, [0, 3, 1, 2])
+            x = tf.reshape(x, (-1, int(x_shape[1]), int(x_shape[2]), 2))
+            return x
+        @staticmethod
+        def _to_bc_h_w(x, x_shape):
+            x = tf.transpose(x, [0, 3, 1, 2])
+            x = tf.reshape(x, (-1, int(x_shape[1]), int(x_shape[2])))
+            return x
+        @staticmethod
+        def _to_b_h_w_c(x, x_shape):
+            x = tf.reshape(x, (-1, int(x_shape[3]), int(x_shape[1]), int(x_shape[2])))
+            x = tf.transpose(x, [0, 2, 3, 1])
+            return x
+    Input, KConv2D, Activation, GlobalAvgPool2D, Dense, BatchNormalization = tf.keras.layers.Input, tf.keras.layers.Conv2D, tf.keras.layers.Activation, tf.keras.layers.GlobalAvgPool2D, tf.keras.layers.Dense, tf.keras.layers.BatchNormalization
+    def get_deform_cnn(trainable):
+        inputs = l = Input((12, 12, 1), name='input')
+        l = KConv2D(4, (3, 3), padding='same', name='conv11', trainable=trainable)(l)
+        l = Activation('relu', name='conv11_relu')(l)
+        l = BatchNormalization(name='conv11_bn')(l)
+        l_offset = ConvOffset2D(4, name='conv12_offset')(l)
+        l = KConv2D(5, (3, 3), padding='same', strides=(2, 2), name='conv12', trainable=trainable)(l_offset)
+        l = Activation('relu', name='conv12_relu')(l)
+        l = BatchNormalization(name='conv12_bn')(l)
+        l_offset = ConvOffset2D(5, name='conv21_offset')(l)
+        l = KConv2D(6, (3, 3), padding='same', strides=(2, 2), name='conv21', trainable=trainable)(l_offset)
+        l = Activation('relu', name='conv21_relu')(l)
+        l = BatchNormalization(name='conv21_bn')(l)
+        l = GlobalAvgPool2D(name='avg_pool')(l)
+        l = Dense(3, name='fc1', trainable=trainable)(l)
+        outputs = l = Activation('softmax', name='out')(l)
+        return inputs, outputs
+    np.random.seed(15)
+    tf.set_random_seed(15)
+    X = np.random.rand(12, 12, 12, 1).astype(np.float32)
+    Y = tf.keras.utils.to_categorical(np.random.randint(0, 3, 12), 3)
+    inputs, outputs = get_deform_cnn(trainable=True)
+    model = tf.keras.models.Model(inputs=inputs, outputs=outputs)
+    print(model.output_shape, len(model.trainable_weights), [w.name for w in model.trainable_weights][:5])
+    optim = tf.keras.optimizers.Adam(1e-3)
+    model.compile(optim, 'categorical_crossentropy', metrics=['accuracy'])
+    h = model.fit(X, Y, batch_size=4, epochs=3, verbose=0, shuffle=False, validation_data=(X[:4], Y[:4]))
+    print(sorted(h.history), [round(v, 6) for v in h.history['loss']], h.history['val_acc'])
+    print(model.evaluate(X, Y, batch_size=6, verbose=0))
+    print(model.predict(X[:2]))
+    off = model.get_layer('conv12_offset')
+    print(off.filters, off.kernel.shape, off.output_shape)
+    _printed(capsys, """\
+(None, 3) 16 ['conv11/kernel:0', 'conv11/bias:0', 'conv11_bn/gamma:0', 'conv11_bn/beta:0', 'conv12_offset/kernel:0']
+['acc', 'loss', 'val_acc', 'val_loss'] [1.223217, 1.087656, 0.996502] [0.75, 0.75, 0.75]
+[1.096657395362854, 0.33333334]
+[[0.2865898  0.37175652 0.34165367]
+ [0.28300297 0.38146403 0.33553296]]
+8 (3, 3, 4, 8) (None, 12, 12, 4)
+""", rtol=0.001)
