@@ -600,8 +600,17 @@ class _GroupByWindow(dv.DatasetValue):
         self.input, self.key_fn, self.reduce_fn, self.size_fn = input_, key_fn, reduce_fn, size_fn
         self.kargs, self.rargs, self.wargs = list(kargs), list(rargs), list(wargs)
 
-    def _reduce(self, key, window, rt):
-        (d,) = self.reduce_fn(np.int64(key), _ListValue(window), *self.rargs)
+    def _flush(self, groups, key, rt):
+        """The elements of ``reduce_fn``'s dataset of group ``key``, which goes only once that
+        is made: a group whose reduce_fn fails stays, as TF 1.15's (GroupByWindow erases
+        it after), so its window never fills again and it fails again at each later call
+        after the input's end (where TF flushes the groups by key, smallest first)."""
+        try:
+            (d,) = self.reduce_fn(np.int64(key), _ListValue(groups[key]), *self.rargs)
+        except errors.OpError as e:
+            yield dv._Fail(e.with_traceback(None))
+            return
+        del groups[key]
         yield from dv._tap(d.iterate(rt))
 
     @dv.resumable
@@ -625,10 +634,9 @@ class _GroupByWindow(dv.DatasetValue):
             window = groups.setdefault(key, [])
             window.append(elem)
             if len(window) == sizes[key]:
-                del groups[key]
-                yield from self._reduce(key, window, rt)
-        for key in sorted(groups):  # the partial windows, by key (TF keeps them in a map)
-            yield from self._reduce(key, groups[key], rt)
+                yield from self._flush(groups, key, rt)
+        while groups:  # the partial windows, by key (TF keeps them in a map)
+            yield from self._flush(groups, min(groups), rt)
 
 
 _declare("GroupByWindowDataset",
