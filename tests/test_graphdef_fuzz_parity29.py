@@ -199,3 +199,142 @@ def test_inference_batch_norm_gradient_reserve_outputs_are_channel_vectors():
     np.testing.assert_allclose(got[:6], [
         0.7997002005577087, -0.19995002448558807, -1.1999222040176392, 1.3991007804870605,
         0.39990004897117615, -0.5999889373779297], rtol=1e-6)
+
+
+def test_import_adds_only_tf_115s_default_attrs_to_the_callers_graph_def():
+    # TF 1.15's import_graph_def fills the caller's GraphDef with its ops' missing default
+    # attrs, in place; AssignVariableOp's validate_shape and VarHandleOp's allowed_devices are
+    # later TFs' (measured: the attrs each node has after the import)
+    from google.protobuf import text_format
+
+    gd = tf.GraphDef()
+    text_format.Parse("""
+    node { name: "v" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: 2 } } } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } }
+                                                float_val: 1.0 } } } }
+    node { name: "a" op: "AssignVariableOp" input: "v" input: "c"
+           attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "p" op: "MaxPool" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "ksize" value { list { i: [1, 1, 1, 1] } } }
+           attr { key: "strides" value { list { i: [1, 1, 1, 1] } } }
+           attr { key: "padding" value { s: "SAME" } } }
+    """, gd)
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+    assert {n.name: sorted(n.attr) for n in gd.node} == {
+        "v": ["container", "dtype", "shape", "shared_name"], "c": ["dtype", "value"],
+        "a": ["dtype"], "x": ["dtype", "shape"],
+        "p": ["T", "data_format", "ksize", "padding", "strides"]}
+
+
+# ---- seeded fuzz: round-trip invariants (no TF needed) --------------------------------------
+
+def _random_graph(seed):
+    """A random graph in the default graph: (fetches, feed of placeholder names, init op)."""
+    import numpy as np
+
+    r = np.random.RandomState(seed)
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    ts = [x, tf.placeholder_with_default(tf.ones([2, 3]), [None, 3], name="d")]
+    unary = [tf.nn.relu, tf.tanh, tf.sigmoid, tf.square, tf.abs, tf.nn.softplus, tf.identity]
+    binary = [tf.add, tf.multiply, tf.subtract, tf.maximum, tf.squared_difference]
+    has_var = False
+    for i in range(r.randint(5, 14)):
+        a = ts[r.randint(len(ts))]
+        k = r.randint(9)
+        scope = f"s{i}" if r.rand() < 0.3 else None
+        with tf.name_scope(scope):
+            if k == 0:
+                t = unary[r.randint(len(unary))](a)
+            elif k == 1:
+                t = binary[r.randint(len(binary))](a, ts[r.randint(len(ts))])
+            elif k == 2:
+                t = tf.matmul(a, tf.constant(r.randn(3, 3).astype(np.float32)))
+            elif k == 3:
+                t = tf.reduce_sum(a, axis=1, keepdims=True) * a
+            elif k == 4:
+                t = tf.reshape(tf.concat([a, a], 1), [-1, 3])[:2]
+            elif k == 5:
+                has_var = True
+                init = tf.constant_initializer(r.randn(3).astype(np.float32))
+                v = tf.get_variable(f"v{i}", [3], initializer=init,
+                                    use_resource=bool(r.rand() < 0.5))
+                t = a * v
+            elif k == 6:
+                has_var = True
+                t = tf.layers.dense(a, 3, activation=tf.tanh,
+                                    kernel_initializer=tf.glorot_uniform_initializer(seed=i))
+            elif k == 7:
+                t = tf.cond(tf.reduce_sum(a) > 0, lambda a=a: a * 2.0, lambda a=a: a - 1.0)
+            else:
+                t = tf.while_loop(lambda j, b: j < 2, lambda j, b: (j + 1, b * 1.5),
+                                  [tf.constant(0), a])[1]
+        ts.append(t)
+    loss = tf.add_n([tf.reduce_sum(t) for t in ts[-3:]], name="loss")
+    fetches = [loss] + ts[-3:]
+    if has_var:
+        fetches += [g for g in tf.gradients(loss, tf.trainable_variables()) if g is not None]
+        tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+    init = tf.global_variables_initializer()
+    feed = {"x:0": r.randn(2, 3).astype(np.float32)}
+    return fetches, feed, init
+
+
+def _nodes(graph_def):
+    return {n.name: n.SerializeToString(deterministic=True) for n in graph_def.node}
+
+
+def _run(graph, names, feed, init_name):
+    with tf.Session(graph=graph) as s:
+        s.run(init_name)
+        return s.run(names, feed)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_graphs_survive_graph_def_and_meta_graph_round_trips(seed):
+    import numpy as np
+
+    g = tf.get_default_graph()
+    fetches, feed, init = _random_graph(seed)
+    names = [t.name for t in fetches]
+    gd = g.as_graph_def()
+    want = _run(g, names, feed, init.name)
+    # GraphDef -> import_graph_def -> GraphDef: the same nodes, library and byte size
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
+        gd2 = g2.as_graph_def()
+        # (the same order unless a loop's gradient added inputs to its While after it was
+        # made: the import then orders the nodes topologically, as TF's importer does)
+        if not any(n.op == "While" for n in gd.node):
+            assert [n.name for n in gd2.node] == [n.name for n in gd.node]
+        assert _nodes(gd2) == _nodes(gd) and gd2.library == gd.library
+        assert gd2.ByteSize() == gd.ByteSize() == len(gd.SerializeToString())
+        got = _run(g2, names, feed, init.name)
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)
+    # export_meta_graph -> import_meta_graph: the same graph, collections and values
+    mg = tf.train.export_meta_graph()
+    with tf.Graph().as_default() as g3:
+        tf.train.import_meta_graph(mg)
+        # (with variables and no saver_def, the import makes a Saver: its save/ ops, as TF)
+        got_nodes = {k: v for k, v in _nodes(g3.as_graph_def()).items()
+                     if not k.startswith("save/")}
+        assert got_nodes == _nodes(gd)
+        # (an empty collection is not exported, as TF's)
+        assert sorted(g3.get_all_collection_keys()) == sorted(
+            k for k in g.get_all_collection_keys() if g.get_collection(k))
+        assert [v.name for v in tf.global_variables()] == [
+            v.name for v in g.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)]
+        got = _run(g3, names, feed, tf.global_variables_initializer())
+        if g3.get_all_collection_keys().count(tf.GraphKeys.TRAIN_OP) or (
+                "train" in [o.name for o in g3.get_operations()]):
+            with tf.Session() as s:  # a training step runs in the imported graph
+                s.run(tf.global_variables_initializer())
+                before = s.run("loss:0", feed)
+                s.run("train", feed)
+                assert np.isfinite(s.run("loss:0", feed)) and np.isfinite(before)
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)

@@ -98,7 +98,10 @@ def _process_graph_def(graph_def):
             op_def = op_registry.lookup(nd.op)
             if op_def is None:
                 continue
+            newer = op_def.newer_attrs
             for key, spec in op_def.attrs.items():
+                if key in newer:  # TF 1.15's op has no such attr to add
+                    continue
                 if key not in nd.attr or nd.attr[key].WhichOneof("value") is None:
                     default = graph_io.default_attr_value(spec)
                     if default is not None:
