@@ -1,6 +1,8 @@
 """TF 1.15's constant folding and CSE where they change float32 bits (runtime/graph_passes.py,
 runtime/grappler*.py): a Const gated on pure control inputs folds into what reads it (the
-weight of ``tf.losses``, cast under its broadcast check's NoOp), Select folds, ...
+weight of ``tf.losses``, cast under its broadcast check's NoOp), Select folds; commutative
+twins merge, an AddN sums first an input whose buffer no other input shares, and ``x + x``
+takes SimplifyAggregation's name.
 
 Each expected value is the CRC-32 of the float32 result's bytes, measured in TF 1.15 with the
 same program (``import tensorflow as tf``, grappler at its defaults)."""
@@ -53,6 +55,42 @@ def _gated_div():
     return [v / b], None
 
 
+def _huber_fed_rank():
+    # a fed shape: x * x's gradient terms, merged as commutative twins, are each summed over
+    # the no axes BroadcastGradientArgs gives, so both are one buffer and AddN sums into the
+    # third one's (Neg's) instead
+    x = tf.placeholder(tf.float32, None)
+    loss = tf.losses.huber_loss(tf.zeros([16, 9]), x, reduction=tf.losses.Reduction.NONE)
+    return [loss, tf.gradients(tf.reduce_sum(loss), x)[0]], {x: _data(3, [16, 9])}
+
+
+def _huber_dense():
+    x = tf.placeholder(tf.float32, [None, 9])
+    w = tf.Variable(_data(11, [9, 4]))
+    p = tf.matmul(x, w)
+    loss = tf.losses.huber_loss(tf.ones_like(p), p)
+    return [tf.gradients(loss, w)[0]], {x: _data(5, [16, 9])}
+
+
+def _aggregation(kind):
+    # SimplifyAggregation: m + m runs as 2 * m named ArithmeticOptimizer/SimplifyAggregation_
+    # Mul_zz, which sorts first in the AddN reading it (fetched or not); so does p0 * p1 +
+    # p1 * p0 once CSE merges the commutative twins
+    def build():
+        p = [tf.placeholder(tf.float32, [16], name=f"p{i}") for i in range(3)]
+        feed = {p[i]: _data(i, [16]) * 1e3 ** i for i in range(3)}
+        m = p[0] * 3.0
+        if kind == "add_n":
+            a = tf.add_n([m, m], name="zz")
+        elif kind == "twins":
+            a = tf.add(p[0] * p[1], p[1] * p[0], name="zz")
+        else:
+            a = tf.add(m, m, name="zz")
+        s = tf.add_n([p[1], a, p[2]])
+        return ([s, a] if kind == "fetched" else [s]), feed
+    return build
+
+
 _R = tf.losses.Reduction
 # name -> (build, CRC-32 of each fetched value measured in TF 1.15)
 CASES = {
@@ -68,13 +106,23 @@ CASES = {
     "mse": (_mse, [0x60D03870, 0xE47B4CA6]),
     # b * 1.1 folds, so v / b runs as v * (1 / b)
     "gated_div": (_gated_div, [0xA08D7580]),
+    "huber_fed_rank": (_huber_fed_rank, [0x60233854, 0x9EC0B33C]),
+    "huber_dense": (_huber_dense, [0x5B694D46]),
+    "aggregation_add": (_aggregation("add"), [0x7A6FF29A]),
+    "aggregation_fetched": (_aggregation("fetched"), [0x7A6FF29A, 0x39409E34]),
+    "aggregation_add_n": (_aggregation("add_n"), [0x7A6FF29A]),
+    "aggregation_twins": (_aggregation("twins"), [0x77A09481]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bits_as_tf(name):
     build, want = CASES[name]
-    assert _run(build) == want
+    if isinstance(want, str):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=want):
+            _run(build)
+    else:
+        assert _run(build) == want
 
 
 @pytest.mark.parametrize("gate", ["placeholder", "check_numerics"])

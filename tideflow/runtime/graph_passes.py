@@ -10,6 +10,11 @@ from tideflow.framework import dtypes, ops
 
 # the largest folded value kept, as TF's default for constant folding
 MAX_FOLDED_BYTES = 10 * 1024 * 1024
+# the ops TF 1.15 declares commutative: its CSE (the classic one and grappler's) merges twins
+# whose inputs are the same in another order, ``a * b`` and ``b * a`` (Maximum is not one)
+_COMMUTATIVE = frozenset({"AccumulateNV2", "AddN", "AddV2", "ApproximateEqual", "BitwiseAnd",
+                          "BitwiseOr", "BitwiseXor", "Equal", "LogicalAnd", "LogicalOr", "Mul",
+                          "NotEqual", "SquaredDifference"})
 # (as TF's constant folding: a PlaceholderWithDefault may be fed, so its default is no constant)
 _NO_FOLD = {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault"}
 
@@ -366,11 +371,14 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         if op in replace.kernels or any(replace.get(t, t) is not t for t in op._outputs):
             continue  # rewritten above: computes something else now
         ins = [replace.get(t, t) for t in op._inputs]
+        ids = tuple(id(t) for t in ins)
+        if op._type in _COMMUTATIVE:
+            ids = tuple(sorted(ids))
         try:
             key = (
                 op._type,
                 op._device,
-                tuple(id(t) for t in ins),
+                ids,
                 tuple(sorted(c._id for c in op._control_inputs)),
                 _freeze({k: v for k, v in op._attrs.items() if not k.startswith("_class")}),
             )

@@ -586,6 +586,51 @@ class _Forwards:
         return False
 
 
+# reductions whose CPU kernel hands on its input's buffer when it reduces nothing (TF's
+# ReductionOp): a broadcast's gradient Sum over the axes BroadcastGradientArgs computes, none
+# where the shapes agree, which only the step knows when a shape is fed
+_REDUCTIONS = frozenset({"Sum", "Mean", "Prod", "Max", "Min"})
+
+
+def _shared_sources(ins, replace):
+    """The positions of ``ins`` (tensors, or None for a constant) whose buffer may be another
+    one's at run time: past ops handing on their input and reductions (see _REDUCTIONS), two
+    reach one tensor (``x * x``'s gradient terms, merged by CSE, each summed over no axes)."""
+    roots = []
+    for t in ins:
+        for _ in range(16 if t is not None else 0):
+            op = t._op
+            if not op._inputs or (op._type not in _HANDS_ON and op._type not in _REDUCTIONS):
+                break
+            t = replace.get(op._inputs[0], op._inputs[0])
+        roots.append(None if t is None else id(t))
+    return {j for j, r in enumerate(roots) if r is not None and roots.count(r) > 1}
+
+
+def _buffer_of(v):
+    return v.base if type(v) is np.ndarray and v.base is not None else v
+
+
+def _add_n_forwarding_kernel(slots, cands):
+    """AddN's kernel over ``slots`` (see _add_n_kernel), in order, but for the input summed
+    first: the first of ``cands`` ((position, checked)) whose buffer is its own, a checked
+    one only where no other input's value shares its buffer in this step."""
+    from tideflow.ops.math_ops import _add_n
+
+    def kernel(inputs):
+        vals = [inputs[s] if type(s) is int else s[1] for s in slots]
+        for j, checked in cands:
+            if checked:
+                b = _buffer_of(vals[j])
+                if any(_buffer_of(v) is b for k, v in enumerate(vals) if k != j):
+                    continue
+            vals[0], vals[j] = vals[j], vals[0]
+            break
+        return _add_n(vals)
+
+    return kernel
+
+
 def _times_count(n):
     def kernel(inputs):
         x = inputs[0]
@@ -634,12 +679,21 @@ def add_n_order(order, fed, replace, consts, device, fetches=(), split=True):
         perm = sorted(range(len(slots)), key=keys.__getitem__)
         if forwards is None:
             forwards = _Forwards(order, replace, consts, fed, fetches)
-        first = next((j for j, i in enumerate(perm) if type(slots[i]) is int
-                      and forwards(op, op._inputs[slots[i]], ins)), 0)
-        perm[0], perm[first] = perm[first], perm[0]
-        if len(slots) == len(ins) and perm == slots:
-            continue
-        decl = kernel_decl(op, _add_n_kernel([slots[i] for i in perm]))
+        cands = (j for j, i in enumerate(perm) if type(slots[i]) is int
+                 and forwards(op, op._inputs[slots[i]], ins))
+        first = next(cands, None)
+        shared = _shared_sources([ins[slots[i]] if type(slots[i]) is int else None
+                                  for i in perm], replace) if first is not None else ()
+        if first in shared:
+            # (whether its buffer is another input's too is known at run time only)
+            decl = kernel_decl(op, _add_n_forwarding_kernel(
+                [slots[i] for i in perm], [(j, j in shared) for j in (first, *cands)]))
+        else:
+            first = first or 0
+            perm[0], perm[first] = perm[first], perm[0]
+            if len(slots) == len(ins) and perm == slots:
+                continue
+            decl = kernel_decl(op, _add_n_kernel([slots[i] for i in perm]))
         if summed:  # (the executor decides: TF's order where it does not sum as it goes)
             replace.add_n_tf_order[op] = decl
         else:

@@ -450,18 +450,32 @@ def _model(order, ids, replace, consts, names):
     return nodes
 
 
+_AGGREGATES = frozenset({"Add", "AddV2", "AddN"})
+_NO_AGGREGATE = frozenset({dtypes.string, dtypes.variant})  # (TF's IsAggregate leaves them)
+
+
 def mul_square_names(order, fed, replace, consts):
     """TF's ReplaceMulWithSquare: ``x * x`` runs as ``Square(x)`` (the same value) under a new
     name, ``ArithmeticOptimizer/ReplaceMulWithSquare_<name>``, which is where it sorts among
-    an AddN's inputs."""
+    an AddN's inputs. So does SimplifyAggregation's ``x + x`` (or an AddN of x alone), as
+    ``2 * x`` named ``ArithmeticOptimizer/SimplifyAggregation_Mul_<name>``, fetched or not
+    (its readers read the new node): CSE's commutative twins, ``a * b + b * a``, make one."""
     names = replace.names
     for op in order:
-        if op._type != "Mul" or len(op._inputs) != 2:
+        if op._type == "Mul":
+            stage = "ReplaceMulWithSquare"
+        elif op._type in _AGGREGATES and not op._control_inputs:
+            stage = "SimplifyAggregation_Mul"
+        else:
             continue
-        a, b = (replace.get(t, t) for t in op._inputs)
+        if len(op._inputs) < 2 or (len(op._inputs) != 2 and op._type != "AddN"):
+            continue
+        a, *more = (replace.get(t, t) for t in op._inputs)
         out = op._outputs[0]
-        if a is b and out not in consts and out not in fed and replace.get(out, out) is out:
-            names[out] = _scoped(op._name, "ReplaceMulWithSquare")
+        if (all(b is a for b in more) and out not in consts and out not in fed
+                and replace.get(out, out) is out and (stage[0] == "R" or (
+                    a not in consts and out.dtype.base_dtype not in _NO_AGGREGATE))):
+            names[out] = _scoped(op._name, stage)
 
 
 _PD_TYPES = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}
