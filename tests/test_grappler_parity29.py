@@ -1,8 +1,8 @@
 """TF 1.15's constant folding and CSE where they change float32 bits (runtime/graph_passes.py,
 runtime/grappler*.py): a Const gated on pure control inputs folds into what reads it (the
 weight of ``tf.losses``, cast under its broadcast check's NoOp), Select folds; commutative
-twins merge, an AddN sums first an input whose buffer no other input shares, and ``x + x``
-takes SimplifyAggregation's name.
+twins merge and an AddN sums first an input whose buffer no other input shares; a Reshape of
+a Reshape reshapes the inner one's input (RemoveRedundantReshape).
 
 Each expected value is the CRC-32 of the float32 result's bytes, measured in TF 1.15 with the
 same program (``import tensorflow as tf``, grappler at its defaults)."""
@@ -91,7 +91,51 @@ def _aggregation(kind):
     return build
 
 
+def _reshapes(kind):
+    # RemoveRedundantReshape: a Reshape of a Reshape reshapes x itself, so the inner shape s
+    # (6 values into 4) never fails unless the inner Reshape runs for another reader
+    def build():
+        x = tf.placeholder(tf.float32, [6], name="x")
+        s = tf.placeholder(tf.int32, [1], name="s")
+        feed = {x: _data(0, [6]), s: [4]}
+        if kind == "inner_ctrl":
+            with tf.control_dependencies([tf.no_op()]):
+                a = tf.reshape(x, s)
+        elif kind == "identity":
+            a = tf.identity(tf.reshape(x, s))
+        elif kind == "chain":
+            a = tf.reshape(tf.reshape(x, [6]), s)
+        else:
+            a = tf.reshape(x, s)
+        y = tf.reshape(a, [2, 3])
+        if kind == "two_readers":
+            return [y, tf.reshape(a, [3, 2])], feed
+        if kind == "inner_fetched":
+            return [y, a], feed
+        if kind == "inner_summed":
+            return [y + tf.reduce_sum(a)], feed
+        return [y * 2.0 if kind == "chain" else y], feed
+    return build
+
+
+def _reshape_variable_shape():
+    v = tf.Variable(_data(0, [6]))
+    s = tf.Variable([4])
+    y = tf.reshape(tf.reshape(v * 2.0, s), [2, 3])
+    return [y, tf.gradients(tf.reduce_sum(y * y), v)[0]], None
+
+
+def _loss_reshaped_twice():
+    # the loss is read through the new Reshape alone: it is still computed
+    logits = tf.placeholder(tf.float32, [None, 4])
+    labels = tf.placeholder(tf.int32, [None])
+    loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    y = tf.reshape(tf.reshape(loss, [-1, 1]), [-1])
+    return [y * 2.0], {logits: _data(1, [5, 4]), labels: [0, 3, 1, 2, 2]}
+
+
 _R = tf.losses.Reduction
+_BAD_SHAPE = "tensor with 6 values, but the requested shape has 4"
 # name -> (build, CRC-32 of each fetched value measured in TF 1.15)
 CASES = {
     # the gradient's AddN of two products and the folded -delta: TF sums the constant as
@@ -112,6 +156,15 @@ CASES = {
     "aggregation_fetched": (_aggregation("fetched"), [0x7A6FF29A, 0x39409E34]),
     "aggregation_add_n": (_aggregation("add_n"), [0x7A6FF29A]),
     "aggregation_twins": (_aggregation("twins"), [0x77A09481]),
+    "reshape_fed_shape": (_reshapes("plain"), [0x1F207B7E]),
+    "reshape_inner_ctrl": (_reshapes("inner_ctrl"), [0x1F207B7E]),
+    "reshape_identity": (_reshapes("identity"), [0x1F207B7E]),
+    "reshape_chain": (_reshapes("chain"), [0x5E154675]),
+    "reshape_two_readers": (_reshapes("two_readers"), [0x1F207B7E, 0x1F207B7E]),
+    "reshape_variable_shape": (_reshape_variable_shape, [0x5E154675, 0x523E9E0C]),
+    "reshape_of_a_loss": (_loss_reshaped_twice, [0xA5E2353F]),
+    "reshape_inner_fetched": (_reshapes("inner_fetched"), _BAD_SHAPE),
+    "reshape_inner_summed": (_reshapes("inner_summed"), _BAD_SHAPE),
 }
 
 

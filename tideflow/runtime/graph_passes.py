@@ -403,6 +403,7 @@ def optimize(order, fed, device, session_state, session, fetches=()):
             grappler.log_softmax_rewrites(order, fed, fetches, replace, consts)
             grappler.convert_pow(order, fed, replace, consts)
             grappler_simplify.remove_involution(order, fed, fetches, replace, consts)
+            grappler_simplify.reshape_of_reshape(order, fed, fetches, replace, consts)
             grappler.sqrt_div_to_rsqrt_mul(order, fed, fetches, replace, consts)
             grappler.fuse_squared_diff(order, fed, fetches, replace, consts)
         if fold:
@@ -433,7 +434,8 @@ def optimize(order, fed, device, session_state, session, fetches=()):
     _max_pool_grad_at_max_rewrites(order, fed, replace, consts, device)
     _conv_spectrum_sharing(order, fed, replace, consts, device)
     _max_pool_relu_grad_rewrites(order, fed, fetches, replace, consts)
-    _unread_loss_rewrites(order, fed, fetches, replace, consts, device)
+    # (the ops rewrites added read values too: a new Reshape may be a loss's reader)
+    _unread_loss_rewrites(replace.order or order, fed, fetches, replace, consts, device)
     _resolve_chains(replace)
     return replace, consts
 

@@ -1,7 +1,7 @@
-"""Two of TF 1.15's arithmetic-optimizer stages that simplify what a step reads (moved out of
-grappler.py, which keeps the rewrites they run among): OptimizeMaxOrMinOfMonotonic, a Max or Min
-reduction of a monotonic function reducing first, and RemoveInvolution, ``1 / (1 / x)`` read as
-``x``."""
+"""Three of TF 1.15's arithmetic-optimizer stages that simplify what a step reads (moved out
+of grappler.py, which keeps the rewrites they run among): OptimizeMaxOrMinOfMonotonic, a Max or
+Min reduction of a monotonic function reducing first, RemoveInvolution, ``1 / (1 / x)`` read as
+``x``, and RemoveRedundantReshape, a Reshape of a Reshape reshaping the inner one's input."""
 
 from tideflow.runtime.graph_passes import _read_from
 
@@ -103,3 +103,52 @@ def remove_involution(order, fed, fetches, replace, consts):
         x = _reciprocal_of(inner._op, replace)
         if x is not None and x.dtype == out.dtype:
             _read_from(replace, out, x)
+
+
+def _through_identities(t, fed, keep, replace):
+    """``t`` past the Identity ops TF's dependency optimizer removes first (not fetched or fed,
+    without control inputs)."""
+    while (t._op._type == "Identity" and len(t._op._inputs) == 1 and t not in fed
+           and t._op not in keep and not t._op._control_inputs
+           and not t._dtype._is_ref_dtype):
+        t = replace.get(t._op._inputs[0], t._op._inputs[0])
+    return t
+
+
+def reshape_of_reshape(order, fed, fetches, replace, consts):
+    """TF's arithmetic optimizer (RemoveRedundantReshape): a Reshape of a Reshape reshapes the
+    inner one's input, so an inner shape that would fail (a fed or variable shape of the
+    wrong size) does not when nothing else reads the inner one: ``reshape(reshape(x, s),
+    [2, 3])`` runs whatever ``s`` holds. Not when the inner Reshape is fetched or fed (then it
+    runs and fails as written). The inner one's control inputs move to the new op, as TF
+    forwards them."""
+    outers = [op for op in order if op._type == "Reshape" and len(op._inputs) == 2
+              and op not in replace.kernels
+              and op._outputs[0] not in consts and op._outputs[0] not in fed
+              and replace.get(op._outputs[0], op._outputs[0]) is op._outputs[0]]
+    if not outers:
+        return
+    from tideflow.runtime.grappler_arith import _insert_ops, _new_op
+
+    keep = {replace.get(t, t)._op for t in fetches}
+    kernel = outers[0]._op_def.kernel
+    before = {}  # the new op that reshapes the inner one's input -> the outer Reshape
+    for op in outers:
+        t = _through_identities(replace.get(op._inputs[0], op._inputs[0]), fed, keep, replace)
+        inner = t._op  # (a new op already, where the inner one was an outer one too)
+        if (inner._type != "Reshape" or t in consts or t in fed or inner in keep
+                or inner._device != op._device
+                or (inner in replace.kernels and inner not in before)):
+            continue
+        x = replace.get(inner._inputs[0], inner._inputs[0])
+        if x.dtype != op._outputs[0].dtype:
+            continue
+        shape = replace.get(op._inputs[1], op._inputs[1])
+        new = _new_op(op, op._name, [x, shape], kernel, replace, op_type="Reshape")
+        new._attrs = dict(op._attrs)
+        new._control_inputs = tuple(dict.fromkeys((*inner._control_inputs,
+                                                   *op._control_inputs)))
+        _read_from(replace, op._outputs[0], new._outputs[0])
+        before[new] = op
+    if before:
+        _insert_ops(replace, order, before)
