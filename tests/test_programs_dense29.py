@@ -1,6 +1,6 @@
 """Dense prediction, super-resolution, depth, pose-free vision, point clouds, CTR and memory
 networks: TF 1.x programs from their repositories (SRCNN, monodepth, DeepFM, DGCNN, spatial
-transformers, SegNet, EDSR, DeepLab v3, Faster R-CNN proposals, FCN, DispNet, NTM, CRNN, PSPNet, deformable convolutions, SSD preprocessing), each reduced to a standalone form with
+transformers, SegNet, EDSR, DeepLab v3, Faster R-CNN proposals, FCN, DispNet, NTM, CRNN, PSPNet, deformable convolutions, SSD preprocessing, a stacked hourglass), each reduced to a standalone form with
 small synthetic data (API calls, graph structure and training loop kept; sizes and steps shrunk;
 the repository's helpers inlined) and compared line by line with what TF 1.15
 (tensorflow-cpu 1.15.0) printed running the same program with the same seeds (measured). Where

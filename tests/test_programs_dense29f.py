@@ -1,6 +1,6 @@
 """Dense prediction and vision programs, part 6: as in test_programs_dense29.py, each reduced
 and compared line by line with what TF 1.15 printed (measured)."""
-# ruff: noqa: B006, F401, I001, RUF059, UP031
+# ruff: noqa: B006, F401, I001, RUF059, UP031, UP039
 
 
 import re
@@ -332,4 +332,193 @@ Tensor("ssd_preprocessing_train_1/resize_with_crop_or_pad/control_dependency_1:0
  [ 25.  20. -86.]] [[ 0.      0.0333  0.5     0.3833]
  [ 0.25    0.5     1.      1.025 ]
  [-0.125  -0.0833  0.125   0.0917]] [-0.125      -0.08333334  1.125       1.0833334 ]
+""")
+
+
+def test_stacked_hourglass(capsys, tmp_path):
+    # wbenbihi/hourglasstensorflow hourglass_tiny.py HourglassModel: stacked hourglass with intermediate supervision, contrib batch norm, RMSProp, per-joint accuracy by arg_max, summary collections (reduced)
+    import sys
+    import numpy as np
+    # wbenbihi/hourglasstensorflow hourglass_tiny.py (HourglassModel: _graph_hourglass non-tiny branch, _conv, _conv_bn_relu, _conv_block, _skip_layer, _residual, _hourglass, _argmax, _compute_err, _accur; its generate_model's loss, RMSProp and summaries) (reduced: 32x32 inputs, nFeat 6, 3 joints, 2 stacks, nLow 2)
+    class HourglassModel():
+        def __init__(self, nFeat=512, nStack=4, nModules=1, nLow=4, outDim=16, batch_size=16, drop_rate=0.2, lear_rate=2.5e-4, decay=0.96, decay_step=2000, training=True, w_summary=True, tiny=False, modif=True, w_loss=False):
+            self.nStack = nStack
+            self.nFeat = nFeat
+            self.nModules = nModules
+            self.outDim = outDim
+            self.batchSize = batch_size
+            self.training = training
+            self.w_summary = w_summary
+            self.tiny = tiny
+            self.dropout_rate = drop_rate
+            self.learning_rate = lear_rate
+            self.decay = decay
+            self.decay_step = decay_step
+            self.nLow = nLow
+            self.modif = modif
+            self.w_loss = w_loss
+        def generate_model(self):
+            with tf.name_scope('inputs'):
+                self.img = tf.placeholder(dtype=tf.float32, shape=(None, 32, 32, 3))
+                self.gtMaps = tf.placeholder(dtype=tf.float32, shape=(None, self.nStack, 8, 8, self.outDim))
+            self.output = self._graph_hourglass(self.img)
+            with tf.name_scope('loss'):
+                self.loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=self.output, labels=self.gtMaps), name='cross_entropy_loss')
+            with tf.name_scope('accuracy'):
+                self._accuracy_computation()
+            with tf.name_scope('steps'):
+                self.train_step = tf.Variable(0, name='global_step', trainable=False)
+            with tf.name_scope('lr'):
+                self.lr = tf.train.exponential_decay(self.learning_rate, self.train_step, self.decay_step, self.decay, staircase=True, name='learning_rate')
+            with tf.name_scope('rmsprop'):
+                self.rmsprop = tf.train.RMSPropOptimizer(learning_rate=self.lr)
+            with tf.name_scope('minimizer'):
+                self.update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+                with tf.control_dependencies(self.update_ops):
+                    self.train_rmsprop = self.rmsprop.minimize(self.loss, self.train_step)
+            self.init = tf.global_variables_initializer()
+            with tf.name_scope('training'):
+                tf.summary.scalar('loss', self.loss, collections=['train'])
+                tf.summary.scalar('learning_rate', self.lr, collections=['train'])
+            with tf.name_scope('summary'):
+                for i in range(len(self.joint_accur)):
+                    tf.summary.scalar('j%d' % i, self.joint_accur[i], collections=['train', 'test'])
+            self.train_op = tf.summary.merge_all('train')
+            self.test_op = tf.summary.merge_all('test')
+            self.weight_op = tf.summary.merge_all('weight')
+        def _accuracy_computation(self):
+            self.joint_accur = []
+            for i in range(self.outDim):
+                self.joint_accur.append(self._accur(self.output[:, self.nStack - 1, :, :, i], self.gtMaps[:, self.nStack - 1, :, :, i], self.batchSize))
+        def _graph_hourglass(self, inputs):
+            with tf.name_scope('model'):
+                with tf.name_scope('preprocessing'):
+                    pad1 = tf.pad(inputs, [[0,0],[2,2],[2,2],[0,0]], name='pad_1')
+                    conv1 = self._conv_bn_relu(pad1, filters= 4, kernel_size = 6, strides = 2, name = 'conv_256_to_128')
+                    r1 = self._residual(conv1, numOut = 4, name = 'r1')
+                    pool1 = tf.contrib.layers.max_pool2d(r1, [2,2], [2,2], padding='VALID')
+                    r2 = self._residual(pool1, numOut= int(self.nFeat/2), name = 'r2')
+                    r3 = self._residual(r2, numOut= self.nFeat, name = 'r3')
+                hg = [None] * self.nStack
+                ll = [None] * self.nStack
+                ll_ = [None] * self.nStack
+                drop = [None] * self.nStack
+                out = [None] * self.nStack
+                out_ = [None] * self.nStack
+                sum_ = [None] * self.nStack
+                with tf.name_scope('stacks'):
+                    with tf.name_scope('stage_0'):
+                        hg[0] = self._hourglass(r3, self.nLow, self.nFeat, 'hourglass')
+                        drop[0] = tf.layers.dropout(hg[0], rate = self.dropout_rate, training = self.training, name = 'dropout')
+                        ll[0] = self._conv_bn_relu(drop[0], self.nFeat, 1,1, 'VALID', name = 'conv')
+                        ll_[0] =  self._conv(ll[0], self.nFeat, 1, 1, 'VALID', 'll')
+                        out[0] = self._conv(ll[0], self.outDim, 1, 1, 'VALID', 'out')
+                        out_[0] = self._conv(out[0], self.nFeat, 1, 1, 'VALID', 'out_')
+                        sum_[0] = tf.add_n([out_[0], r3, ll_[0]], name='merge')
+                    with tf.name_scope('stage_' + str(self.nStack -1)):
+                        hg[self.nStack - 1] = self._hourglass(sum_[self.nStack - 2], self.nLow, self.nFeat, 'hourglass')
+                        drop[self.nStack-1] = tf.layers.dropout(hg[self.nStack-1], rate = self.dropout_rate, training = self.training, name = 'dropout')
+                        ll[self.nStack - 1] = self._conv_bn_relu(drop[self.nStack-1], self.nFeat, 1, 1, 'VALID', 'conv')
+                        out[self.nStack - 1] = self._conv(ll[self.nStack - 1], self.outDim, 1,1, 'VALID', 'out')
+                return tf.stack(out, axis= 1 , name = 'final_output')
+        def _conv(self, inputs, filters, kernel_size = 1, strides = 1, pad = 'VALID', name = 'conv'):
+            with tf.name_scope(name):
+                kernel = tf.Variable(tf.contrib.layers.xavier_initializer(uniform=False)([kernel_size,kernel_size, inputs.get_shape().as_list()[3], filters]), name= 'weights')
+                conv = tf.nn.conv2d(inputs, kernel, [1,strides,strides,1], padding=pad, data_format='NHWC')
+                if self.w_summary:
+                    with tf.device('/cpu:0'):
+                        tf.summary.histogram('weights_summary', kernel, collections = ['weight'])
+                return conv
+        def _conv_bn_relu(self, inputs, filters, kernel_size = 1, strides = 1, pad = 'VALID', name = 'conv_bn_relu'):
+            with tf.name_scope(name):
+                kernel = tf.Variable(tf.contrib.layers.xavier_initializer(uniform=False)([kernel_size,kernel_size, inputs.get_shape().as_list()[3], filters]), name= 'weights')
+                conv = tf.nn.conv2d(inputs, kernel, [1,strides,strides,1], padding='VALID', data_format='NHWC')
+                norm = tf.contrib.layers.batch_norm(conv, 0.9, epsilon=1e-5, activation_fn = tf.nn.relu, is_training = self.training)
+                if self.w_summary:
+                    with tf.device('/cpu:0'):
+                        tf.summary.histogram('weights_summary', kernel, collections = ['weight'])
+                return norm
+        def _conv_block(self, inputs, numOut, name = 'conv_block'):
+            with tf.name_scope(name):
+                with tf.name_scope('norm_1'):
+                    norm_1 = tf.contrib.layers.batch_norm(inputs, 0.9, epsilon=1e-5, activation_fn = tf.nn.relu, is_training = self.training)
+                    conv_1 = self._conv(norm_1, int(numOut/2), kernel_size=1, strides=1, pad = 'VALID', name= 'conv')
+                with tf.name_scope('norm_2'):
+                    norm_2 = tf.contrib.layers.batch_norm(conv_1, 0.9, epsilon=1e-5, activation_fn = tf.nn.relu, is_training = self.training)
+                    pad = tf.pad(norm_2, np.array([[0,0],[1,1],[1,1],[0,0]]), name= 'pad')
+                    conv_2 = self._conv(pad, int(numOut/2), kernel_size=3, strides=1, pad = 'VALID', name= 'conv')
+                with tf.name_scope('norm_3'):
+                    norm_3 = tf.contrib.layers.batch_norm(conv_2, 0.9, epsilon=1e-5, activation_fn = tf.nn.relu, is_training = self.training)
+                    conv_3 = self._conv(norm_3, int(numOut), kernel_size=1, strides=1, pad = 'VALID', name= 'conv')
+                return conv_3
+        def _skip_layer(self, inputs, numOut, name = 'skip_layer'):
+            with tf.name_scope(name):
+                if inputs.get_shape().as_list()[3] == numOut:
+                    return inputs
+                else:
+                    conv = self._conv(inputs, numOut, kernel_size=1, strides = 1, name = 'conv')
+                    return conv
+        def _residual(self, inputs, numOut, name = 'residual_block'):
+            with tf.name_scope(name):
+                convb = self._conv_block(inputs, numOut)
+                skipl = self._skip_layer(inputs, numOut)
+                if self.modif:
+                    return tf.nn.relu(tf.add_n([convb, skipl], name = 'res_block'))
+                else:
+                    return tf.add_n([convb, skipl], name = 'res_block')
+        def _hourglass(self, inputs, n, numOut, name = 'hourglass'):
+            with tf.name_scope(name):
+                up_1 = self._residual(inputs, numOut, name = 'up_1')
+                low_ = tf.contrib.layers.max_pool2d(inputs, [2,2], [2,2], padding='VALID')
+                low_1= self._residual(low_, numOut, name = 'low_1')
+                if n > 0:
+                    low_2 = self._hourglass(low_1, n-1, numOut, name = 'low_2')
+                else:
+                    low_2 = self._residual(low_1, numOut, name = 'low_2')
+                low_3 = self._residual(low_2, numOut, name = 'low_3')
+                up_2 = tf.image.resize_nearest_neighbor(low_3, tf.shape(low_3)[1:3]*2, name = 'upsampling')
+                if self.modif:
+                    return tf.nn.relu(tf.add_n([up_2,up_1]), name='out_hg')
+                else:
+                    return tf.add_n([up_2,up_1], name='out_hg')
+        def _argmax(self, tensor):
+            resh = tf.reshape(tensor, [-1])
+            argmax = tf.arg_max(resh, 0)
+            return (argmax // tensor.get_shape().as_list()[0], argmax % tensor.get_shape().as_list()[0])
+        def _compute_err(self, u, v):
+            u_x,u_y = self._argmax(u)
+            v_x,v_y = self._argmax(v)
+            return tf.divide(tf.sqrt(tf.square(tf.to_float(u_x - v_x)) + tf.square(tf.to_float(u_y - v_y))), tf.to_float(91))
+        def _accur(self, pred, gtMap, num_image):
+            err = tf.to_float(0)
+            for i in range(num_image):
+                err = tf.add(err, self._compute_err(pred[i], gtMap[i]))
+            return tf.subtract(tf.to_float(1), err/num_image)
+
+    np.random.seed(17)
+    tf.set_random_seed(17)
+    model = HourglassModel(nFeat=6, nStack=2, nLow=1, outDim=3, batch_size=2, lear_rate=1e-3, decay_step=2, training=True, modif=False)
+    model.generate_model()
+    print(model.output, model.loss, len(model.joint_accur), len(model.update_ops), len(tf.trainable_variables()), len(tf.global_variables()))
+    print(model.train_op, model.test_op, model.weight_op)
+    img = np.random.rand(4, 32, 32, 3).astype(np.float32)
+    gt = (np.random.rand(4, 2, 8, 8, 3) > 0.9).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(model.init)
+        for i in range(4):
+            b = i % 2
+            fd = {model.img: img[2*b:2*b+2], model.gtMaps: gt[2*b:2*b+2]}
+            _, c, summary = sess.run([model.train_rmsprop, model.loss, model.train_op], fd)
+            acc = sess.run(model.joint_accur, fd)
+            print(i, '%.6f' % c, ['%.5f' % a for a in acc], sess.run(model.lr))
+        w = sess.run(model.weight_op)
+        print(type(w), len(w) > 0)
+    _printed(capsys, """\
+Tensor("model/final_output:0", shape=(?, 2, 8, 8, 3), dtype=float32) Tensor("loss/cross_entropy_loss:0", shape=(), dtype=float32) 3 108 114 451
+Tensor("Merge/MergeSummary:0", shape=(), dtype=string) Tensor("Merge_1/MergeSummary:0", shape=(), dtype=string) Tensor("Merge_2/MergeSummary:0", shape=(), dtype=string)
+0 0.729456 ['0.94933', '0.93206', '0.97123'] 0.001
+1 0.724042 ['0.94987', '0.96525', '0.94920'] 0.00096000003
+2 0.723423 ['0.94201', '0.93513', '0.97253'] 0.00096000003
+3 0.710848 ['0.94466', '0.97994', '0.96038'] 0.00092160003
+<class 'bytes'> True
 """)
