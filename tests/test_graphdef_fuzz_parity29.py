@@ -230,6 +230,39 @@ def test_import_adds_only_tf_115s_default_attrs_to_the_callers_graph_def():
         "p": ["T", "data_format", "ksize", "padding", "strides"]}
 
 
+def test_layer_regularizers_are_not_colocated_and_scalar_weights_check_unknown_ranks():
+    # TF 1.15: a tf.layers regularizer (Keras' callable loss) is not colocated with its
+    # variable, get_variable's own is; a scalar weight's broadcast check is static only when
+    # the values' rank is known (measured: op groups, the check's ops and the loss)
+    import numpy as np
+
+    x = tf.placeholder(tf.float32, [None, 3])
+    tf.layers.dense(x, 2, kernel_regularizer=tf.contrib.layers.l2_regularizer(0.1))
+    tf.get_variable("gv", [2], regularizer=tf.contrib.layers.l2_regularizer(0.1))
+    groups = {o.name: o.colocation_groups() for o in tf.get_default_graph().get_operations()
+              if "Regularizer" in o.name}
+    assert groups == {
+        "dense/kernel/Regularizer/l2_regularizer/scale": [
+            b"loc:@dense/kernel/Regularizer/l2_regularizer/scale"],
+        "dense/kernel/Regularizer/l2_regularizer/L2Loss": [
+            b"loc:@dense/kernel/Regularizer/l2_regularizer/L2Loss"],
+        "dense/kernel/Regularizer/l2_regularizer": [
+            b"loc:@dense/kernel/Regularizer/l2_regularizer"],
+        "gv/Regularizer/l2_regularizer/scale": [b"loc:@gv"],
+        "gv/Regularizer/l2_regularizer/L2Loss": [b"loc:@gv"],
+        "gv/Regularizer/l2_regularizer": [b"loc:@gv"]}
+    for shape, static in ((None, False), ([None, 3], True)):
+        with tf.Graph().as_default() as g:
+            x = tf.placeholder(tf.float32, shape, name="x")
+            loss = tf.losses.mean_squared_error(tf.zeros_like(x), x)
+            names = {o.name for o in g.get_operations()}
+            check = "mean_squared_error/assert_broadcastable/"
+            assert (check + "static_scalar_check_success" in names) == static
+            assert (check + "is_scalar" in names) == (not static)
+            with tf.Session() as s:
+                assert s.run(loss, {x: np.full((2, 3), 2.0, np.float32)}) == 4.0
+
+
 # ---- seeded fuzz: round-trip invariants (no TF needed) --------------------------------------
 
 def _random_graph(seed):

@@ -557,7 +557,9 @@ class Layer:
                     synchronization=synchronization, aggregation=aggregation,
                 )
                 if regularizer and not any(variable is v for v in existing):
-                    with ops.colocate_with(variable.op), ops.name_scope(name + "/Regularizer"):
+                    # (as TF 1.15's Keras-based tf.layers: not colocated with the variable,
+                    # unlike get_variable's own regularizer)
+                    with ops.name_scope(name + "/Regularizer"):
                         loss = regularizer(variable)
                     self.add_loss(loss)
         tracked = self._trainable_weights + self._non_trainable_weights

@@ -33,7 +33,9 @@ def assert_broadcastable(weights, values):
             v_shape = array_ops.shape(values, name="shape")
             v_rank = array_ops.rank(values, name="rank")
         ws, vs = weights.get_shape(), values.get_shape()
-        if ws.ndims == 0:
+        if ws.ndims == 0 and vs.ndims is not None:
+            # (TF 1.15 decides statically only with both ranks known: a scalar's check for
+            # values of unknown rank is the dynamic one)
             return control_flow_ops.no_op(name="static_scalar_check_success")
         if ws.ndims is not None and vs.ndims is not None:
             if ws.ndims != vs.ndims:
