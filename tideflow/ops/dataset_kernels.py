@@ -319,7 +319,8 @@ def _parallelism(n):
 _declare("BatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
                             "drop_remainder: bool"],
          lambda ctx, d, n, drop: dv.Batch(d, _int(n), bool(drop),
-                                          ctx.op._attrs["output_types"]),
+                                          ctx.op._attrs["output_types"],
+                                          ctx.op in dv.UNFUSED_BATCHES),
          ["parallel_copy: bool = false", *_OUT])
 _declare("MapAndBatchDataset",
          ["input_dataset: variant", "other_arguments: Targuments", "batch_size: int64",

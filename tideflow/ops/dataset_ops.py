@@ -532,7 +532,8 @@ class Dataset(ds.Structured):
         merged = self.options().merge(options)  # as TF: incompatible values fail here
         opt = merged.experimental_optimization
         for name, mark in (("shuffle_and_repeat_fusion", "_no_shuffle_repeat_fusion"),
-                           ("noop_elimination", "_noops_kept")):
+                           ("noop_elimination", "_noops_kept"),
+                           ("map_and_batch_fusion", "_no_map_batch_fusion")):
             on = getattr(opt, name)
             if on is False or (on is None and opt.apply_default_optimizations is False):
                 _mark_repeats(self, mark)
@@ -626,7 +627,8 @@ def _mark_repeats(dataset, mark, seen=None):
     if id(dataset) in seen:
         return
     seen.add(id(dataset))
-    if getattr(dataset, "_op_type", None) == "RepeatDataset":
+    kind = "BatchDatasetV2" if mark == "_no_map_batch_fusion" else "RepeatDataset"
+    if getattr(dataset, "_op_type", None) == kind:
         setattr(dataset, mark, True)
     for d in dataset._input_datasets():
         _mark_repeats(d, mark, seen)
@@ -827,7 +829,16 @@ class _OpDataset(Dataset):
             dataset_values.UNFUSED_REPEATS.add(op)  # read by the RepeatDataset kernel
         if getattr(self, "_noops_kept", False):
             dataset_values.NOOPS_KEPT.add(op)
+        if self._op_type == "BatchDatasetV2" and (
+                getattr(self, "_no_map_batch_fusion", False) or _fusion_off(self.options())):
+            dataset_values.UNFUSED_BATCHES.add(op)  # (options below it count too, as in TF)
         return op._outputs[0]
+
+
+def _fusion_off(options):
+    opt = options.experimental_optimization
+    on = opt.map_and_batch_fusion
+    return on is False or (on is None and opt.apply_default_optimizations is False)
 
 
 class DatasetSource(_OpDataset):

@@ -361,6 +361,25 @@ class _MapIter:
         return self.fn(*elem, *self.args)
 
 
+class _MapIterTap(_MapIter):
+    """A map read by a batch TF 1.15 fuses with it into MapAndBatch: a failed element (of
+    the input or the function) is an element, a ``_Fail``, and ``failed`` tells the batch."""
+
+    __slots__ = ("failed",)
+
+    def __init__(self, src, fn, args):
+        super().__init__(src, fn, args)
+        self.failed = False
+
+    def __next__(self):
+        try:
+            elem = next(self.src)
+            return self.fn(*elem, *self.args)
+        except errors.OpError as e:
+            self.failed = True
+            return _Fail(e.with_traceback(None))
+
+
 class Map(DatasetValue):
     """``fn`` on each element, in order. With ``num_parallel_calls`` > 1 the calls run on a
     pool of threads only where threads can overlap them (:func:`threads_help`); a function of
@@ -372,11 +391,12 @@ class Map(DatasetValue):
         self.input, self.fn, self.captured = input_, fn, list(captured)
         self.parallel = int(num_parallel_calls)
 
-    def iterate(self, rt):
+    def iterate(self, rt, tap=False):
+        """``tap``: for a fused batch, failed elements as ``_Fail`` s (see _MapIterTap)."""
         src = self.input.iterate(rt)
         if self.parallel <= 1:
-            return _MapIter(src, self.fn, self.captured)
-        return _ParallelMapIter(src, self.fn, self.captured, self.parallel, rt)
+            return (_MapIterTap if tap else _MapIter)(src, self.fn, self.captured)
+        return _ParallelMapIter(src, self.fn, self.captured, self.parallel, rt, tap)
 
 
 # op types whose kernels wait (files, Python functions that may sleep or do I/O) or spend
@@ -450,10 +470,12 @@ class _ParallelMapIter:
     :class:`_MapIter`. An element whose call failed raises its error in its turn; the next
     call goes on (as TF's ParallelMapDataset does)."""
 
-    __slots__ = ("args", "exhausted", "fn", "n", "pending", "pool", "rt", "src", "times")
+    __slots__ = ("args", "exhausted", "failed", "fn", "n", "pending", "pool", "rt", "src", "tap",
+                 "times")
 
-    def __init__(self, src, fn, args, n, rt):
+    def __init__(self, src, fn, args, n, rt, tap=False):
         self.src, self.fn, self.args, self.n, self.rt = src, fn, args, n, rt
+        self.tap, self.failed = tap, False
         self.pool = None  # None: not decided; False: inline
         self.times = None  # while probing: the calls' durations
         self.pending = collections.deque()
@@ -463,50 +485,56 @@ class _ParallelMapIter:
         return self
 
     def __next__(self):
-        pool = self.pool
-        if pool is False:
-            elem = next(self.src)
-            return self.fn(*elem, *self.args)
-        pending = self.pending
-        if pool is None:
-            elem = next(self.src)
-            times = self.times
-            if times is None:
-                if not threads_help(self.fn, elem):
+        try:
+            pool = self.pool
+            if pool is False:
+                elem = next(self.src)
+                return self.fn(*elem, *self.args)
+            pending = self.pending
+            if pool is None:
+                elem = next(self.src)
+                times = self.times
+                if times is None:
+                    if not threads_help(self.fn, elem):
+                        self.pool = False
+                        return self.fn(*elem, *self.args)
+                    times = self.times = []
+                if len(times) < _PROBE:
+                    t0 = time.perf_counter()
+                    try:
+                        return self.fn(*elem, *self.args)
+                    finally:
+                        times.append(time.perf_counter() - t0)
+                if sorted(times)[len(times) // 2] < _POOL_MIN_CALL_S:
                     self.pool = False
                     return self.fn(*elem, *self.args)
-                times = self.times = []
-            if len(times) < _PROBE:
-                t0 = time.perf_counter()
+                pool = self.pool = concurrent.futures.ThreadPoolExecutor(
+                    self.n, thread_name_prefix="tf_data_map", initializer=_ignore_fp_warnings)
+                self.rt.add_closer(lambda: pool.shutdown(wait=False, cancel_futures=True))
+                pending.append(pool.submit(self.fn, *elem, *self.args))
+            fn, args, src = self.fn, self.args, self.src
+            while not self.exhausted and len(pending) < self.n:
                 try:
-                    return self.fn(*elem, *self.args)
-                finally:
-                    times.append(time.perf_counter() - t0)
-            if sorted(times)[len(times) // 2] < _POOL_MIN_CALL_S:
-                self.pool = False
-                return self.fn(*elem, *self.args)
-            pool = self.pool = concurrent.futures.ThreadPoolExecutor(
-                self.n, thread_name_prefix="tf_data_map", initializer=_ignore_fp_warnings)
-            self.rt.add_closer(lambda: pool.shutdown(wait=False, cancel_futures=True))
-            pending.append(pool.submit(self.fn, *elem, *self.args))
-        fn, args, src = self.fn, self.args, self.src
-        while not self.exhausted and len(pending) < self.n:
-            try:
-                elem = next(src)
-            except StopIteration:
-                self.exhausted = True
-                break
-            except Exception as e:  # the input's error, in its turn
-                if not pending:
-                    raise
-                failed = concurrent.futures.Future()
-                failed.set_exception(e)
-                pending.append(failed)
-                continue
-            pending.append(pool.submit(fn, *elem, *args))
-        if not pending:
-            raise StopIteration
-        return pending.popleft().result()
+                    elem = next(src)
+                except StopIteration:
+                    self.exhausted = True
+                    break
+                except Exception as e:  # the input's error, in its turn
+                    if not pending:
+                        raise
+                    failed = concurrent.futures.Future()
+                    failed.set_exception(e)
+                    pending.append(failed)
+                    continue
+                pending.append(pool.submit(fn, *elem, *args))
+            if not pending:
+                raise StopIteration
+            return pending.popleft().result()
+        except errors.OpError as e:
+            if not self.tap:
+                raise
+            self.failed = True  # (a fused batch's element: see _MapIterTap)
+            return _Fail(e.with_traceback(None))
 
 
 def _ignore_fp_warnings():
@@ -677,17 +705,21 @@ class _raise_once:
 
 
 class Batch(DatasetValue):
-    def __init__(self, input_, batch_size, drop_remainder, dtypes_):
+    def __init__(self, input_, batch_size, drop_remainder, dtypes_, unfused=False):
         if batch_size <= 0:
             raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
                                               "zero.")
         self.input, self.n, self.drop = input_, int(batch_size), bool(drop_remainder)
         self.dtypes = dtypes_
+        self.unfused = unfused
 
     def iterate(self, rt):
-        # (TF 1.15 fuses a batch of a map into map_and_batch: its shape errors differ)
-        return _BatchIter(self.input.iterate(rt), self.n, self.drop, self.dtypes,
-                          isinstance(self.input, Map))
+        # TF 1.15 fuses a batch of a map into MapAndBatch (map_and_batch_fusion, unless the
+        # options turn it off): its errors and shape errors differ (see _BatchIter)
+        if isinstance(self.input, Map) and not self.unfused:
+            return _BatchIter(self.input.iterate(rt, True), self.n, self.drop, self.dtypes,
+                              True)
+        return _BatchIter(self.input.iterate(rt), self.n, self.drop, self.dtypes)
 
 
 class _BatchIter:
@@ -705,10 +737,22 @@ class _BatchIter:
     def __next__(self):
         n = self.n
         elems = list(itertools.islice(self.src, n))
+        if self.fused and (self.src.failed or (self.drop and elems and len(elems) < n)):
+            self._fused_failure(elems)
         if not elems or (self.drop and len(elems) < n):
             raise StopIteration
         return [stack(list(map(operator.itemgetter(k), elems)), d, k, self.fused)
                 for k, d in enumerate(self.dts)]
+
+    def _fused_failure(self, elems):
+        """TF's MapAndBatch: a failed element (its map's _Fail) fails its whole batch, the
+        other elements used up; a partial batch it drops still checks its elements' shapes."""
+        src = self.src
+        if src.failed:
+            src.failed = False
+            raise next(e.error for e in elems if type(e) is _Fail)
+        for k in range(len(self.dts)):
+            _same_shapes([e[k] for e in elems])
 
 
 class MapAndBatch(DatasetValue):
@@ -823,36 +867,44 @@ class PaddedBatch(DatasetValue):
                 continue
             if not elems or (self.drop and len(elems) < self.n):
                 return
-            out = []
-            for k, d in enumerate(self.dtypes):
-                # strings as object arrays: NumPy's 'S' would drop trailing NUL bytes
-                obj = object if d.name == "string" else None
-                vals = [np.asarray(e[k], dtype=obj) for e in elems]
-                want = self.padded_shapes[k]
-                if any(v.ndim != len(want) for v in vals):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"Mismatched rank for padded shape of component {k}: "
-                        f"expected {len(want)}, got {vals[0].ndim}")
-                dims = []
-                for j, w in enumerate(want):
-                    m = max(v.shape[j] for v in vals)
-                    if w >= 0:
-                        if m > w:
-                            raise errors.DataLossError(  # TF's class and words
-                                None, None, "Attempted to pad to a smaller size than the "
-                                "input element.")
-                        m = w
-                    dims.append(m)
-                pad = np.asarray(self.padding_values[k])
-                arr = np.full((len(vals), *dims), pad[()] if pad.ndim == 0 else pad,
-                              dtype=object if d.name == "string" else d.as_numpy_dtype)
-                for j, v in enumerate(vals):
-                    if v.ndim:
-                        arr[(j, *(slice(0, s) for s in v.shape))] = v
-                    else:
-                        arr[j] = v[()]
-                out.append(arr)
+            try:
+                out = self._pad(elems)
+            except errors.OpError as e:  # as TF: that batch's error, the iteration goes on
+                yield _Fail(e.with_traceback(None))
+                continue
             yield out
+
+    def _pad(self, elems):
+        out = []
+        for k, d in enumerate(self.dtypes):
+            # strings as object arrays: NumPy's 'S' would drop trailing NUL bytes
+            obj = object if d.name == "string" else None
+            vals = [np.asarray(e[k], dtype=obj) for e in elems]
+            want = self.padded_shapes[k]
+            if any(v.ndim != len(want) for v in vals):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Mismatched rank for padded shape of component {k}: "
+                    f"expected {len(want)}, got {vals[0].ndim}")
+            dims = []
+            for j, w in enumerate(want):
+                m = max(v.shape[j] for v in vals)
+                if w >= 0:
+                    if m > w:
+                        raise errors.DataLossError(  # TF's class and words
+                            None, None, "Attempted to pad to a smaller size than the "
+                            "input element.")
+                    m = w
+                dims.append(m)
+            pad = np.asarray(self.padding_values[k])
+            arr = np.full((len(vals), *dims), pad[()] if pad.ndim == 0 else pad,
+                          dtype=object if d.name == "string" else d.as_numpy_dtype)
+            for j, v in enumerate(vals):
+                if v.ndim:
+                    arr[(j, *(slice(0, s) for s in v.shape))] = v
+                else:
+                    arr[j] = v[()]
+            out.append(arr)
+        return out
 
 
 class Unbatch(DatasetValue):
@@ -961,6 +1013,8 @@ _END_OF_INPUT = object()
 UNFUSED_REPEATS = weakref.WeakSet()
 # ... and those whose options turned noop_elimination off
 NOOPS_KEPT = weakref.WeakSet()
+# BatchDatasetV2 ops whose datasets' options turned map_and_batch_fusion off
+UNFUSED_BATCHES = weakref.WeakSet()
 
 
 class ShuffleAndRepeat(DatasetValue):
