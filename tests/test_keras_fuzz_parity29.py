@@ -311,3 +311,25 @@ def test_output_losses_of_evaluate_are_float32_means_over_batches():
         got = m.evaluate(x, y, verbose=0, batch_size=2)[1:]
         assert [type(v) for v in got] == [np.float32, np.float32]
         assert [float(v) for v in got] == expected
+
+
+def test_unbuilt_sequential_has_no_weights_to_list():
+    # TF 1.15 (measured): a Sequential of no input shape (and one rebuilt by from_config whose
+    # first layer is a Sequential) raises on weights/get_weights until a call builds it
+    outer = K.Sequential([L.InputLayer(input_shape=(4,)), K.Sequential([L.Dense(3), L.Dense(2)]),
+                          L.Dense(1)])
+    m2 = K.Sequential.from_config(outer.get_config())
+    assert not m2.built and not m2.inputs
+    for attr in ("weights", "trainable_weights", "non_trainable_weights", "get_weights"):
+        with pytest.raises(ValueError, match="Weights for model sequential_1 have not yet been "
+                                             r"created. Weights are created when the Model is "
+                                             r"first called on inputs or `build\(\)` is called "
+                                             r"with an `input_shape`."):
+            v = getattr(m2, attr)
+            v() if callable(v) else None
+    m2.predict(np.ones((2, 4), np.float32))
+    assert [w.name for w in m2.weights] == [
+        "sequential_1/sequential/dense/kernel:0", "sequential_1/sequential/dense/bias:0",
+        "sequential_1/sequential/dense_1/kernel:0", "sequential_1/sequential/dense_1/bias:0",
+        "sequential_1/dense_2/kernel:0", "sequential_1/dense_2/bias:0"]
+

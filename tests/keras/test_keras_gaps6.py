@@ -962,6 +962,10 @@ def test_wide_deep_model_averages_and_trains_each_part_with_its_optimizer():
         np.testing.assert_array_equal(a, b)  # lr 0 for the linear part
     assert any(np.abs(a - b).max() > 0 for a, b in zip(dnn.get_weights(), dnn_before))
     wd2, lin2, dnn2 = build([keras.optimizers.SGD(0.01), keras.optimizers.SGD(0.0)])
+    # (as TF 1.15, measured: the parts have no weights before a first call builds them)
+    with pytest.raises(ValueError, match="have not yet been created"):
+        dnn2.get_weights()
+    wd2.predict([x, x])
     dnn_before, lin_before = dnn2.get_weights(), lin2.get_weights()
     wd2.fit([x, x], y, epochs=1, batch_size=8, verbose=0)
     for a, b in zip(dnn2.get_weights(), dnn_before):

@@ -474,9 +474,19 @@ class Network(Layer):
             self._output_node = self._inbound_nodes[h[1]]
 
     # -- weights -----------------------------------------------------------------------------------
+    def _assert_weights_created(self):
+        """As TF 1.15's: a model with a build() of its own (a Sequential of no input shape, a
+        subclassed model defining build) that has not been built has no weights to list."""
+        if (not self.built and not self.__dict__.get("_is_graph_network")
+                and "build" in type(self).__dict__ and not self.dynamic):
+            raise ValueError(f"Weights for model {self.name} have not yet been created. "
+                             "Weights are created when the Model is first called on inputs "
+                             "or `build()` is called with an `input_shape`.")
+
     @property
     def trainable_weights(self):
         # as TF's Network (unlike a plain Layer): the layers' weights first, then the model's own
+        self._assert_weights_created()
         if not self.trainable:
             return []
         self._sync_sublayers()
@@ -485,6 +495,7 @@ class Network(Layer):
 
     @property
     def non_trainable_weights(self):
+        self._assert_weights_created()
         self._sync_sublayers()
         layers = self._sublayers
         frozen = () if self.trainable else itertools.chain(
@@ -497,6 +508,7 @@ class Network(Layer):
     def weights(self):
         # as TF's Network: layer by layer (each layer's trainable then non-trainable weights),
         # then the model's own; not all trainable weights before all non-trainable ones
+        self._assert_weights_created()
         self._sync_sublayers()
         return _merged([], itertools.chain(
             self._weights_by_layer(), (self._trainable_weights, self._non_trainable_weights)))
