@@ -333,3 +333,21 @@ def test_unbuilt_sequential_has_no_weights_to_list():
         "sequential_1/sequential/dense_1/kernel:0", "sequential_1/sequential/dense_1/bias:0",
         "sequential_1/dense_2/kernel:0", "sequential_1/dense_2/bias:0"]
 
+
+def test_a_metric_named_twice_is_listed_once():
+    # TF 1.15 (measured): compile keeps each output's metrics in an ordered dict by name, so
+    # a repeated metric ('mse' twice, 'acc' and 'accuracy') is one entry where it first came
+    x, y = np.ones((4, 3), np.float32), np.zeros((4, 2), np.float32)
+    for mets, names in [(["acc", "mse", "mse"], ["loss", "acc", "mean_squared_error"]),
+                        (["mae", "acc", "mae", "accuracy"],
+                         ["loss", "mean_absolute_error", "acc"])]:
+        m = K.Sequential([L.Dense(2, input_shape=(3,))])
+        m.compile("sgd", "mse", metrics=mets)
+        assert m.metrics_names == names
+        assert len(m.evaluate(x, y, verbose=0)) == len(names)
+        assert list(m.fit(x, y, verbose=0).history) == names
+    inp = L.Input((3,))
+    m = K.Model(inp, [L.Dense(2)(inp), L.Dense(1)(inp)])
+    m.compile("sgd", "mse", metrics=["mse", "mse"])
+    assert m.metrics_names == ["loss", "dense_2_loss", "dense_3_loss",
+                               "dense_2_mean_squared_error", "dense_3_mean_squared_error"]

@@ -298,6 +298,13 @@ class Model(Network):
                         if tf_ops is not None:
                             graph._skip_op_ids(to=first + tf_ops)
                     out.append((name, value, metric))
+                if len({e[0] for e in out}) < len(out):
+                    # as TF 1.15 (an ordered dict by name): a metric named twice is listed
+                    # once, where it first came, as the last one given
+                    by_name = {}
+                    for e in out:
+                        by_name[e[0]] = e
+                    out[:] = by_name.values()
         if weighted:
             self._weighted_metric_entries = entries
         else:
