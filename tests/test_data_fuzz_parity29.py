@@ -296,6 +296,16 @@ def test_padded_batch_goes_on_after_a_padding_error():
     assert _as_lists(_pull(w)) == [[[[0, 0, 0], [0, 0, 0]], [[0, 1, 0], [0, 1, 2]]],
                                    "DataLossError"]
 
+def test_from_string_handle_op_is_named_after_its_type():
+    # TF 1.15's Iterator.from_string_handle names no op: IteratorFromStringHandleV2, _1...
+    d = tf.data.Dataset.range(3)
+    h = tf.placeholder(tf.string, [])
+    it = tf.data.Iterator.from_string_handle(h, d.output_types, d.output_shapes)
+    it2 = tf.data.Iterator.from_string_handle(h, d.output_types, d.output_shapes)
+    assert it._iterator_resource.op.name == "IteratorFromStringHandleV2"
+    assert it2._iterator_resource.op.name == "IteratorFromStringHandleV2_1"
+    assert it.get_next().name == "IteratorGetNext:0"
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

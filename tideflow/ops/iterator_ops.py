@@ -571,7 +571,7 @@ class Iterator(ds.Structured):
         specs = ds.specs_from(output_types, output_shapes, output_classes)
         string_handle = ops.convert_to_tensor(string_handle, dtype="string")
         handle = ops.apply_op("IteratorFromStringHandleV2", [string_handle],
-                              ds.wire_attrs(specs), name="IteratorFromStringHandle")._outputs[0]
+                              ds.wire_attrs(specs), name="IteratorFromStringHandleV2")._outputs[0]
         return Iterator(handle, None, specs)
 
     @property
