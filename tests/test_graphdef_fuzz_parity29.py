@@ -164,6 +164,27 @@ def test_tile_gradient_of_indexed_slices_sums_rows_modulo_the_input():
             [12.0, 15.0, 18.0, 21.0], [0.0, 0.0, 0.0, 0.0], [36.0, 45.0, 54.0, 63.0]]
 
 
+@pytest.mark.parametrize("red, shape, axis", [("sum", [None, 3, 2], 2),
+                                              ("mean", [4, 3, 2], [1, 2])])
+def test_reduction_gradient_of_indexed_slices_densifies_in_its_reshape(red, shape, axis):
+    # TF 1.15's Sum/Mean gradients reshape the incoming gradient first: an IndexedSlices is
+    # densified there, "<op>_grad/Reshape/tensor" (names and values measured)
+    import numpy as np
+
+    x = tf.placeholder(tf.float32, shape, name="x")
+    r = getattr(tf, "reduce_" + red)(x, axis=axis)
+    g, = tf.gradients(tf.reduce_sum(tf.gather(r, [0, 1, 1]) * 3.0), x)
+    op = "Sum" if red == "sum" else "Mean"
+    dense = [o.name for o in tf.get_default_graph().get_operations()
+             if o.type == "UnsortedSegmentSum"]
+    assert dense == [f"gradients/{op}_grad/Reshape/tensor"]
+    with tf.Session() as s:
+        got = s.run(g, {x: np.ones((4, 3, 2), np.float32)})
+    row = 3.0 if red == "sum" else 0.5
+    np.testing.assert_array_equal(got[:2], np.full((2, 3, 2), row) * [[[1]], [[2]]])
+    np.testing.assert_array_equal(got[2:], 0.0)
+
+
 # ---- shapes that meta graphs carry (_output_shapes) ------------------------------------------
 
 def test_inference_batch_norm_gradient_reserve_outputs_are_channel_vectors():

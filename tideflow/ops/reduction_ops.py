@@ -443,10 +443,10 @@ def _sum_grad(op, grad):
     """TF 1.15's Sum gradient, op for op: Reshape and Tile (the reduced shape computed by
     ops when it is not known statically)."""
     from tideflow.ops import array_ops, constant_op, pad_ops
-    from tideflow.ops.gradients import dense
 
     x, axes = op.inputs
-    grad = dense(grad)
+    # (an IndexedSlices grad is densified by the first Reshape's conversion, as TF's:
+    # "<op>_grad/Reshape/tensor")
     shape = x.get_shape()
     if shape.ndims is not None:
         axes_v = ops.constant_value(axes)
