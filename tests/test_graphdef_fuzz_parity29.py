@@ -109,6 +109,21 @@ def test_stripped_op_defs_without_tf2_attrs_take_tf_115s_fixed_types():
     assert list(pad.allowed_values.list.s) == [b"SAME", b"VALID"]
 
 
+def test_stripped_max_pool_op_defs_are_tf_115s():
+    # TF 1.15's MaxPool takes qint8 too; its MaxPool3D lists T after data_format (measured
+    # from its op registry)
+    x = tf.placeholder(tf.float32, [1, 4, 4, 4, 1])
+    tf.nn.max_pool(x[0], [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID")
+    ops_ = {o.name: o for o in tf.train.export_meta_graph().meta_info_def.stripped_op_list.op}
+    assert [a.name for a in ops_["MaxPool3D"].attr] == [
+        "ksize", "strides", "padding", "data_format", "T"]
+    t = next(a for a in ops_["MaxPool"].attr if a.name == "T")
+    assert [tf.as_dtype(d).name for d in t.allowed_values.list.type] == [
+        "float16", "bfloat16", "float32", "float64", "int32", "int64", "uint8", "int16", "int8",
+        "uint16", "qint8"]
+
+
 # ---- IndexedSlices gradients densified by the op that reads them ------------------------------
 
 def _grad_ops(types):

@@ -372,8 +372,10 @@ def _argmax_second_order_fn(other):
 # declarations
 # ------------------------------------------------------------------------------------------
 
-_MAXPOOL_T = ("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16} "
-              "= DT_FLOAT")
+# (TF 1.15's op def lists qint8 too, for its GPU's int8 kernel; exported meta graphs'
+# stripped_op_list carry it. Its NCHW_VECT_C data format is not taken: no kernel here has it)
+_MAXPOOL_T = ("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, "
+              "qint8} = DT_FLOAT")
 
 for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
     (4, "", _POOL_2D, _FORMAT_2D, _MAXPOOL_T, "T: realnumbertype = DT_FLOAT", None),
@@ -384,7 +386,8 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         f"MaxPool{_sfx}",
         inputs=["input: T"],
         outputs=["output: T"],
-        attrs=[_max_t] + _pool + [_fmt],
+        # (TF 1.15's attr order: MaxPool3D's T comes last)
+        attrs=([_max_t] + _pool + [_fmt]) if _nd == 4 else (_pool + [_fmt, _max_t]),
         shape=_pool_shape(_nd),
         kernel=_pool_kernel(kconv.max_pool, _nd),
         grad=_max_pool_grad_fn(f"MaxPool{_sfx}Grad"),
