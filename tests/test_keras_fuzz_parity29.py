@@ -351,3 +351,16 @@ def test_a_metric_named_twice_is_listed_once():
     m.compile("sgd", "mse", metrics=["mse", "mse"])
     assert m.metrics_names == ["loss", "dense_2_loss", "dense_3_loss",
                                "dense_2_mean_squared_error", "dense_3_mean_squared_error"]
+
+
+def test_unbuilt_model_input_and_output_errors_are_tf_layer_messages():
+    # TF 1.15 (measured): a model never called raises its Layer's AttributeErrors
+    m = K.Sequential([L.Dense(3), L.Dense(2)])
+    never = "The layer has never been called and thus has no defined "
+    for attr, msg in [("input", "Layer sequential is not connected, no input to return."),
+                      ("output", "Layer sequential has no inbound nodes."),
+                      ("input_shape", never + "input shape."),
+                      ("output_shape", never + "output shape.")]:
+        with pytest.raises(AttributeError) as info:
+            getattr(m, attr)
+        assert str(info.value) == msg

@@ -267,8 +267,11 @@ class Network(Layer):
 
     def _own(self, tensors, what):
         if not tensors:
-            raise AttributeError(f"Model {self.name} has no {what} yet: it is built by its "
-                                 "first call, `build` or `fit`.")
+            # (a model not called yet: TF 1.15's Layer messages)
+            raise AttributeError({
+                "input": f"Layer {self.name} is not connected, no input to return.",
+                "output": f"Layer {self.name} has no inbound nodes."}.get(
+                    what, f"The layer has never been called and thus has no defined {what}."))
         return tensors[0] if len(tensors) == 1 else list(tensors)
 
     @property
