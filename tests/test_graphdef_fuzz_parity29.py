@@ -200,6 +200,23 @@ def test_reduction_gradient_of_indexed_slices_densifies_in_its_reshape(red, shap
     np.testing.assert_array_equal(got[2:], 0.0)
 
 
+def test_prod_gradient_transposes_back_to_the_inputs_static_shape():
+    # TF 1.15's shape inference folds Prod's gradient inverse permutation, so its last
+    # Transpose has x's static shape ([?, 5, 2] here); values measured
+    import numpy as np
+
+    x = tf.placeholder(tf.float32, [None, 5, 2])
+    g, = tf.gradients(tf.reduce_prod(x, -1), x)
+    shapes = {o.name: str(o.outputs[0].shape) for o in tf.get_default_graph().get_operations()
+              if o.name.startswith("gradients/Prod_grad/") and o.type == "Transpose"}
+    assert shapes == {"gradients/Prod_grad/transpose": "(2, ?, 5)",
+                      "gradients/Prod_grad/transpose_1": "(?, 5, 2)"}
+    assert str(g.shape) == "(?, 5, 2)"
+    with tf.Session() as s:
+        got = s.run(g, {x: np.arange(1, 31, dtype=np.float32).reshape(3, 5, 2)})
+    assert got.ravel()[:6].tolist() == [2.0, 1.0, 4.0, 3.0, 6.0, 5.0]
+
+
 # ---- shapes that meta graphs carry (_output_shapes) ------------------------------------------
 
 def test_inference_batch_norm_gradient_reserve_outputs_are_channel_vectors():

@@ -544,7 +544,10 @@ def _prod_grad(op, grad):
     left = cumprod(flat, 0, exclusive=True)
     right = cumprod(flat, 0, exclusive=True, reverse=True)
     others = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right), permuted_shape)
-    out = grad * array_ops.transpose(others, gather_ops.invert_permutation(perm))
+    back = array_ops.transpose(others, gather_ops.invert_permutation(perm))
+    if shape.ndims is not None and axes_v is not None:
+        back.set_shape(shape)  # (TF's shape inference folds the inverse perm: x's shape)
+    out = grad * back
     return array_ops.reshape(out, input_shape), None
 
 
