@@ -306,6 +306,40 @@ def test_from_string_handle_op_is_named_after_its_type():
     assert it2._iterator_resource.op.name == "IteratorFromStringHandleV2_1"
     assert it.get_next().name == "IteratorGetNext:0"
 
+def test_make_initializer_reduce_and_single_element_run_unoptimized():
+    # TF 1.15 applies a dataset's default optimizations (shuffle_and_repeat and map_and_batch
+    # fusion...) only in make_one_shot_iterator/make_initializable_iterator: an iterator
+    # from_structure's make_initializer, reduce and get_single_element run the plain ops
+    # (orders measured in TF 1.15)
+    def shuffled():
+        return tf.data.Dataset.range(6).shuffle(4, seed=3).repeat(2)
+
+    fused = [3, 4, 2, 5, 0, 1, 0, 1, 3, 5, 4, 2]
+    plain = [0, 3, 2, 1, 4, 5, 0, 4, 1, 5, 3, 2]
+    assert [v.tolist() for v in _pull(shuffled(), init=True)] == fused
+    d = shuffled()
+    it = tf.data.Iterator.from_structure(d.output_types, d.output_shapes)
+    nxt, init = it.get_next(), it.make_initializer(d)
+    with tf.Session() as s:
+        s.run(init)
+        assert [s.run(nxt).tolist() for _ in range(12)] == plain
+        one = tf.data.experimental.get_single_element(shuffled().take(1))
+        assert s.run(one) == 0
+        total = shuffled().reduce(tf.constant(0, tf.int64), lambda t, x: t * 7 + x)
+        assert s.run(total) == 937790394
+    d = _failing_map(tf.data.Dataset.range(8)).batch(3)
+    it = tf.data.Iterator.from_structure(d.output_types, d.output_shapes)
+    nxt, init = it.get_next(), it.make_initializer(d)
+    with tf.Session() as s:
+        s.run(init)
+        got = []
+        for _ in range(3):
+            try:
+                got.append(s.run(nxt).tolist())
+            except tf.errors.InvalidArgumentError:
+                got.append("InvalidArgumentError")
+    assert got == ["InvalidArgumentError", [2, 3, 4], [5, 6, 7]]
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

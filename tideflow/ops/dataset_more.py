@@ -27,6 +27,7 @@ from tideflow.ops.dataset_ops import (
     _i64,
     _OpDataset,
     _tf_class_name,
+    unoptimized_variant,
 )
 
 INFINITE = -1
@@ -316,7 +317,7 @@ def reduce(dataset, initial_state, reduce_func):
     fn.register_in(ops.get_default_graph())
     attrs = {"f": fn.name, "Tstate": ds.wire_types(state_specs),
              "Targuments": [t.dtype.base_dtype for t in fn.captured], **ds.wire_attrs(state_specs)}
-    op = ops.apply_op("ReduceDataset", [dataset._as_variant_tensor(), ds.to_wire(state),
+    op = ops.apply_op("ReduceDataset", [unoptimized_variant(dataset), ds.to_wire(state),
                                         fn.captured], attrs, name="ReduceDataset")
     fn.add_to(op)
     return ds.from_wire(state_specs, op.outputs)

@@ -830,9 +830,29 @@ class _OpDataset(Dataset):
         if getattr(self, "_noops_kept", False):
             dataset_values.NOOPS_KEPT.add(op)
         if self._op_type == "BatchDatasetV2" and (
-                getattr(self, "_no_map_batch_fusion", False) or _fusion_off(self.options())):
+                _UNOPTIMIZED[0] or getattr(self, "_no_map_batch_fusion", False)
+                or _fusion_off(self.options())):
             dataset_values.UNFUSED_BATCHES.add(op)  # (options below it count too, as in TF)
+        elif self._op_type == "RepeatDataset" and _UNOPTIMIZED[0]:
+            dataset_values.UNFUSED_REPEATS.add(op)
+            dataset_values.NOOPS_KEPT.add(op)
         return op._outputs[0]
+
+
+# > 0 while building the ops of a dataset TF 1.15 runs without its optimizations
+_UNOPTIMIZED = [0]
+
+
+def unoptimized_variant(dataset):
+    """``dataset``'s variant tensor as TF 1.15's ``Iterator.make_initializer``,
+    ``Dataset.reduce`` and ``get_single_element`` take it: without the dataset's default
+    optimizations (no map_and_batch or shuffle_and_repeat fusion, no noop elimination), which
+    only ``make_one_shot_iterator``/``make_initializable_iterator`` apply."""
+    _UNOPTIMIZED[0] += 1
+    try:
+        return dataset._as_variant_tensor()
+    finally:
+        _UNOPTIMIZED[0] -= 1
 
 
 def _fusion_off(options):

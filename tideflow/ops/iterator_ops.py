@@ -606,7 +606,9 @@ class Iterator(ds.Structured):
                     raise TypeError(f"Expected output shapes compatible with "
                                     f"{_fmt(self.output_shapes)} but got dataset with output "
                                     f"shapes {_fmt(dataset.output_shapes)}.")
-            return ops.apply_op("MakeIterator", [dataset._as_variant_tensor(),
+            from tideflow.ops.dataset_ops import unoptimized_variant
+
+            return ops.apply_op("MakeIterator", [unoptimized_variant(dataset),
                                                  self._iterator_resource], name=scope)
 
     def get_next(self, name=None):
@@ -632,7 +634,9 @@ def get_single_element(dataset):
 
     if not isinstance(dataset, Dataset):
         raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
-    return ds.apply_structured("DatasetToSingleElement", [dataset._as_variant_tensor()],
+    from tideflow.ops.dataset_ops import unoptimized_variant
+
+    return ds.apply_structured("DatasetToSingleElement", [unoptimized_variant(dataset)],
                                dataset._specs, "DatasetToSingleElement")
 
 
