@@ -326,11 +326,13 @@ def _fuzz_sparse_case(r, s):
                                       (ri[keep] - np.array(start)).reshape(-1, len(shape)))
         np.testing.assert_array_equal(out.values, rv[keep])
     elif kind == 4:
+        # SparseAdd merges ordered operands (as TF): both in order, same pattern
         vals2 = np.round(r.randn(len(idx)) * 2, 2).astype(np.float32)
         y = tf.sparse_placeholder(tf.float32)
-        feed[y] = V(idx, vals2, shape)  # same pattern: sums at each index
+        feed[x] = V(ri, rv, shape)
+        feed[y] = V(ri, vals2, shape)
         got = s.run(tf.sparse.to_dense(tf.sparse.add(x, y)), feed)
-        np.testing.assert_allclose(got, _dense(idx, vals + vals2, shape), rtol=1e-6)
+        np.testing.assert_allclose(got, _dense(ri, rv + vals2, shape), rtol=1e-6)
     elif len(shape) == 2:
         n = int(r.randint(0, 3))
         b = np.round(r.randn(shape[1], n), 2).astype(np.float32)
@@ -389,3 +391,91 @@ def test_seeded_fuzz_against_references():
             for _ in range(10):
                 _fuzz_sparse_case(r, s)
                 _fuzz_string_case(r, s)
+
+
+# ------------------------------------------------------------------------------------------
+# second fuzz round: IndexedSlices with a Python dense shape, substr in characters with a
+# negative len, unicode_encode of surrogates, as_string's check order, decode_csv stopping at
+# the last selected column
+# ------------------------------------------------------------------------------------------
+
+
+def test_indexed_slices_with_list_or_array_dense_shape_made_dense():
+    with tf.Graph().as_default():
+        g = tf.IndexedSlices(tf.constant(np.ones((2, 1), np.float32)), tf.constant([0, 0]),
+                             [1, 1])
+        g2 = tf.IndexedSlices(tf.constant(np.ones((2, 1), np.float32)), tf.constant([0, 1]),
+                              np.array([2, 1], np.int32))
+        a, b = _run([tf.add_n([g, g]), tf.convert_to_tensor(g2)])
+    assert a.tolist() == [[4.0]] and b.tolist() == [[1.0], [1.0]]  # TF 1.15
+
+
+# TF 1.15, UTF8_CHAR: (pos, len) -> per string of _SUB ('' for an error)
+_SUB = [b"hello", "\u00e9t\u00e9".encode(), b"a\xffb"]
+_SUB_TF = [
+    (2, -1, [b"", b"", b""]),
+    (0, -2, [b"", b"", b""]),
+    (-1, -1, None),  # 'pos -1 out of range for string at index 0'
+    (-3, -2, None),
+    (-2, 1, [b"l", b"t", b"\xff"]),
+    (1, 3, [b"ell", "t\u00e9".encode(), b"\xffb"]),
+]
+
+
+@pytest.mark.parametrize("pos,length,expected", _SUB_TF)
+def test_substr_utf8_negative_len(pos, length, expected):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.string, [None])
+        out = tf.strings.substr(x, pos, length, unit="UTF8_CHAR")
+        if expected is None:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=rf"^pos {pos} out of range for string at index 0"):
+                _run(out, {x: _SUB})
+        else:
+            assert _run(out, {x: _SUB}).tolist() == expected
+
+
+_ENC_TF = [  # (encoding, errors, code points, TF 1.15's bytes)
+    ("UTF-8", "replace", [0xDBFF, 0xDC00, 0xDC00], b"\xf4\x8f\xb0\x80\xef\xbf\xbd"),
+    ("UTF-8", "ignore", [0xD800, 0x110000, 0xDC00], b"\xf0\x90\x80\x80"),
+    ("UTF-16-BE", "replace", [0x1F600, 0xDC00], b"\xd8=\xde\x00\xdc\x00"),
+    ("UTF-16-BE", "replace", [0xD800, 0x110000, 0xDC00], b"\xd8\x00\xff\xfd\xdc\x00"),
+    ("UTF-32-BE", "replace", [0xD800, 66], b"\x00\x00\xd8\x00\x00\x00\x00B"),
+    ("UTF-32-BE", "strict", [0xDBFF, 0xDC00, 0xDC00], b"\x00\x10\xfc\x00\x00\x00\xdc\x00"),
+]
+
+
+@pytest.mark.parametrize("encoding,errors,cps,expected", _ENC_TF)
+def test_unicode_encode_surrogates(encoding, errors, cps, expected):
+    with tf.Graph().as_default():
+        c = tf.placeholder(tf.int32, [None])
+        out = tf.strings.unicode_encode(c, encoding, errors=errors)
+        assert _run(out, {c: cps}) == expected
+
+
+_ROUND2_ERRORS = [
+    ("as_string_int_both", lambda: tf.as_string(_ph(1, None), scientific=True, shortest=True),
+     ("InvalidArgumentError", ("scientific and shortest format not supported for datatype "
+      "int32"))),
+    ("as_string_fill_first", lambda: tf.as_string(_ph(1.0, None), fill="ab", scientific=True,
+                                                  shortest=True),
+     ("InvalidArgumentError", "Fill string must be one or fewer characters")),
+    ("split_matrix", lambda: tf.strings.split(_ph(np.array([[b","], [b"a"]], object), None),
+                                              sep=" ", result_type="RaggedTensor").flat_values,
+     ("InvalidArgumentError", "input must be a vector, got shape: [2,1]")),
+    ("csv_after_selected", lambda: tf.io.decode_csv(tf.constant(['"q""q","u']), [[5]],
+                                                    select_cols=[0]),
+     ("InvalidArgumentError", 'Field 0 in record 0 is not a valid int32: q"q')),
+]
+
+
+@pytest.mark.parametrize("name,build,expected", _ROUND2_ERRORS,
+                         ids=[e[0] for e in _ROUND2_ERRORS])
+def test_round2_errors_as_tf(name, build, expected):
+    assert _error(build) == expected
+
+
+def test_decode_csv_fields_after_the_last_selected_column_unread():
+    with tf.Graph().as_default():
+        out = tf.io.decode_csv(tf.constant(['1,"u', '"1",x"y']), [["d"]], select_cols=[0])
+        assert _run(out)[0].tolist() == [b"1", b"1"]  # TF 1.15

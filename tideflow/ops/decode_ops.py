@@ -145,14 +145,18 @@ decode_raw_v1 = decode_raw
 # ------------------------------------------------------------------------------------------
 
 
-def _split_record(rec, delim, use_quote):
-    """A CSV record's fields, following TF's quoting rules (RFC 4180 with its checks)."""
+def _split_record(rec, delim, use_quote, stop=None):
+    """A CSV record's fields, following TF's quoting rules (RFC 4180 with its checks); with
+    ``stop``, only the first ``stop`` fields (as TF with select_cols: the fields after the last
+    selected one are not read, so not checked)."""
     if rec and not ((use_quote and b'"' in rec) or b"\n" in rec or b"\r" in rec):
         return rec.split(bytes((delim,)))  # nothing quoted, nothing to skip or reject
     fields = []
     i, n = 0, len(rec)
     quote = ord('"')
     while i < n:
+        if stop is not None and len(fields) == stop:
+            return fields
         if rec[i] in (10, 13):  # stray CR / LF before a field are skipped, as TF does
             i += 1
             continue
@@ -227,7 +231,8 @@ def _decode_csv_kernel(records, record_defaults, *, OUT_TYPE, field_delim, use_q
     outs = [np.empty(recs.shape, dtype=t.as_numpy_dtype) for t in OUT_TYPE]
     flats = [o.reshape(-1) for o in outs]
     for row, rec in enumerate(recs.reshape(-1).tolist()):
-        fields = _split_record(rec, delim, use_quote_delim)
+        fields = _split_record(rec, delim, use_quote_delim,
+                               max(select_cols) + 1 if select_cols else None)
         if select_cols:
             fields = [fields[c] for c in select_cols if c < len(fields)]
         if len(fields) != len(OUT_TYPE):

@@ -315,7 +315,10 @@ def _warn_dense(g):
 
     import numpy as np
 
-    shape = ops.constant_value(g.dense_shape)
+    if not isinstance(g.dense_shape, ops.Tensor):  # (TF's constant_value returns it as is)
+        shape = np.asarray(g.dense_shape)
+    else:
+        shape = ops.constant_value(g.dense_shape)
     if shape is not None and isinstance(g.dense_shape, ops.Tensor):
         # (TF reads it with tensor_util.constant_value, which makes it unfeedable)
         g.dense_shape.graph.prevent_feeding(g.dense_shape)
@@ -339,8 +342,12 @@ def dense(g, name=None):
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
                          f"{g}")
     _warn_dense(g)
-    # dense_shape[0] is a StridedSlice, as TF builds it
-    num_rows = g.dense_shape[0] if g.dense_shape.get_shape().ndims else g.dense_shape
+    # dense_shape[0] is a StridedSlice, as TF builds it (of a list or an array given as the
+    # dense shape, its first entry)
+    if not isinstance(g.dense_shape, ops.Tensor):
+        num_rows = g.dense_shape[0]
+    else:
+        num_rows = g.dense_shape[0] if g.dense_shape.get_shape().ndims else g.dense_shape
     return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows, name=name)
 
 

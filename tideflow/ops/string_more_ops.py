@@ -317,10 +317,11 @@ def regex_full_match(input, pattern, name=None):
 def _split_v2_kernel(input, sep, *, maxsplit):
     source = _strings(input)
     sep = _strings(sep)
+    # (the shapes as TF's DebugString: [2,1])
     if source.ndim != 1:
-        raise _invalid(f"input must be a vector, got shape: {list(source.shape)}")
+        raise _invalid(f"input must be a vector, got shape: [{','.join(map(str, source.shape))}]")
     if sep.ndim != 0:
-        raise _invalid(f"sep must be a scalar, got shape: {list(sep.shape)}")
+        raise _invalid(f"sep must be a scalar, got shape: [{','.join(map(str, sep.shape))}]")
     sep = _as_bytes(sep[()]) or None  # '' splits on runs of whitespace, as None does
     indices, values, width = [], [], 0
     for row, s in enumerate(source.tolist()):
@@ -708,19 +709,31 @@ def _decode_codepoints(s, codec, errors_attr, replacement_char, replace_control,
 
 
 def _encode_codepoints(cps, codec, errors_attr, replacement_char, what):
-    chars = []
+    # as TF (ICU): the code points go into a UTF-16 string, so surrogates given one by one
+    # stay code units there; a high one followed by a low one makes one character, and a lone
+    # one is written as it is in UTF-16 and UTF-32, and as U+FFFD in UTF-8
+    units = []
     for cp in cps:
         cp = int(cp)
-        if 0xD800 <= cp <= 0xDFFF:  # as TF: a surrogate is replaced, whatever errors says
-            cp = replacement_char
-        elif not 0 <= cp <= 0x10FFFF:
+        if not 0 <= cp <= 0x10FFFF:
             if errors_attr == "strict":
                 raise _invalid("Code point value out of valid Unicode range.")  # (TF's words)
             if errors_attr == "ignore":
                 continue
             cp = replacement_char
-        chars.append(chr(cp))
-    return "".join(chars).encode(codec)
+        if cp > 0xFFFF:
+            units += [0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)]
+        else:
+            units.append(cp)
+    text = "".join(map(chr, units))
+    if codec.startswith("utf-16"):
+        return text.encode(codec, "surrogatepass")
+    # pairs joined; the lone surrogates left
+    text = text.encode("utf-16-be", "surrogatepass").decode("utf-16-be", "surrogatepass")
+    if codec == "utf-8":
+        return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch
+                       for ch in text).encode(codec)
+    return text.encode(codec, "surrogatepass")
 
 
 def _transcode_kernel(input, *, input_encoding, output_encoding, errors, replacement_char,

@@ -56,8 +56,7 @@ def _as_string_factory(ctx):
     shortest = ctx.attr("shortest")
     width = ctx.attr("width")
     fill = ctx.attr("fill")
-    if scientific and shortest:
-        raise _invalid("Cannot select both scientific and shortest notation")
+    # TF 1.15's checks in its order: the dtype's, the fill's length, then both notations
     if dtype not in _FLOATS:
         if scientific or shortest:
             raise _invalid(f"scientific and shortest format not supported for datatype {dtype.name}")
@@ -65,6 +64,8 @@ def _as_string_factory(ctx):
             raise _invalid(f"precision not supported for datatype {dtype.name}")
     if len(fill) > 1:
         raise _invalid("Fill string must be one or fewer characters")
+    if scientific and shortest:
+        raise _invalid("Cannot select both scientific and shortest notation")
     if fill and fill not in " +-0#" and width > -1:
         # (TF 1.15 ignores the fill without a width, whatever it is)
         raise _invalid(f'Fill argument not supported: "{fill}"')
@@ -506,11 +507,17 @@ def _substr_kernel(input, pos, len_, *, unit="BYTE"):
         starts = _char_starts(si, True) if unit == "UTF8_CHAR" else None
         size = len(si) if starts is None else len(starts) - 1
         pi = given + size if given < 0 else given  # as TF: negative counts from the end
-        if not 0 <= pi <= size:
+        # (TF 1.15 in characters: a negative len takes no character after a position from
+        # the start, and fails after one from the end)
+        bad_utf8_len = starts is not None and ni < 0 and given < 0
+        if not 0 <= pi <= size or bad_utf8_len:
             # TF 1.15's words: the position as given; the bytes shown for BYTE only
             shown = "" if unit == "UTF8_CHAR" else f"b'{si.decode('utf-8', 'replace')}' "
             raise _invalid(f"pos {given} out of range for string {shown}at index {i}")
-        end = size if ni < 0 else min(pi + ni, size)
+        if ni < 0:
+            end = size if starts is None else pi
+        else:
+            end = min(pi + ni, size)
         out.append(si[pi:end] if starts is None else si[starts[pi]:starts[end]])
     return _string_array(out, s.shape)
 
