@@ -124,6 +124,15 @@ def test_stripped_max_pool_op_defs_are_tf_115s():
         "uint16", "qint8"]
 
 
+def test_stripped_op_defs_say_tf_115s_is_stateful():
+    # TF 1.15's registry: CheckNumerics is stateful, ReadFile is not (measured); tideflow's
+    # executor flags differ, its exported op defs do not
+    tf.check_numerics(tf.ones([2]), "bad")
+    tf.io.read_file("f")
+    ops_ = {o.name: o for o in tf.train.export_meta_graph().meta_info_def.stripped_op_list.op}
+    assert ops_["CheckNumerics"].is_stateful and not ops_["ReadFile"].is_stateful
+
+
 # ---- IndexedSlices gradients densified by the op that reads them ------------------------------
 
 def _grad_ops(types):

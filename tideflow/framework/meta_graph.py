@@ -140,6 +140,16 @@ _COMMUTATIVE_OPS = frozenset({
     "AccumulateNV2", "AddN", "AddV2", "ApproximateEqual", "BitwiseAnd", "BitwiseOr",
     "BitwiseXor", "Equal", "LogicalAnd", "LogicalOr", "Mul", "NotEqual", "SquaredDifference"})
 _AGGREGATE_OPS = frozenset({"AccumulateNV2", "AddN", "AddV2"})
+# TF 1.15's is_stateful where tideflow's executor flag differs (it decides what the plan may
+# fold or merge here; an exported op def says what TF 1.15's registry says)
+_TF_STATEFUL = frozenset({
+    "CSVDataset", "CheckNumerics", "DatasetToSingleElement", "DeepCopy",
+    "FixedLengthRecordDatasetV2", "GroupByReducerDataset", "GuaranteeConst", "RandomDataset",
+    "RangeDataset", "SetStatsAggregatorDataset", "SparseTensorSliceDataset", "SqlDataset",
+    "TFRecordDataset", "TensorDataset", "TensorSliceDataset", "TextLineDataset"})
+_TF_NOT_STATEFUL = frozenset({
+    "ExtractGlimpse", "FakeParam", "FractionalAvgPool", "FractionalMaxPool", "MatchingFiles",
+    "Merge", "ReadFile", "Switch"})
 
 
 def op_def_proto(op_def):
@@ -147,6 +157,8 @@ def op_def_proto(op_def):
     # TF marks an op that updates a ref input (Assign, ApplyAdam) not stateful: the ref is
     # the state; tideflow's executor treats them as stateful
     stateful = bool(op_def.is_stateful) and not any(a.is_ref for a in op_def.inputs)
+    if op_def.name in _TF_STATEFUL or op_def.name in _TF_NOT_STATEFUL:
+        stateful = op_def.name in _TF_STATEFUL
     p = op_def_pb2.OpDef(name=op_def.name, is_stateful=stateful,
                          allows_uninitialized_input=op_def.name in _UNINITIALIZED_INPUT_OPS,
                          is_commutative=op_def.name in _COMMUTATIVE_OPS,
