@@ -1,8 +1,10 @@
 """TF 1.15's constant folding and CSE where they change float32 bits (runtime/graph_passes.py,
 runtime/grappler*.py): a Const gated on pure control inputs folds into what reads it (the
 weight of ``tf.losses``, cast under its broadcast check's NoOp), Select folds; commutative
-twins merge and an AddN sums first an input whose buffer no other input shares; a Reshape of
-a Reshape reshapes the inner one's input (RemoveRedundantReshape).
+twins merge, an AddN sums first an input whose buffer no other input shares, and ``x + x``
+takes SimplifyAggregation's name; a Reshape of a Reshape reshapes the inner one's input
+(RemoveRedundantReshape); a no-op Reshape or Sum, transposes that cancel and a double
+negation are their input, which constants are pushed across.
 
 Each expected value is the CRC-32 of the float32 result's bytes, measured in TF 1.15 with the
 same program (``import tensorflow as tf``, grappler at its defaults)."""
@@ -134,6 +136,71 @@ def _loss_reshaped_twice():
     return [y * 2.0], {logits: _data(1, [5, 4]), labels: [0, 3, 1, 2, 2]}
 
 
+def _no_op(kind):
+    # a Reshape to the shape grappler knows x has, and a Sum over no axes, are Identities
+    # that the push-down reaches across: (v * 3.1) * 5.3 is v * 16.43 there; not for a fed
+    # x's Reshape (its shape unknown to grappler) nor a fetched one
+    def build():
+        if kind.endswith("fed"):
+            x = tf.placeholder(tf.float32, None if kind == "sum_fed" else [2, 3])
+            feed = {x: _data(1, [2, 3])}
+        else:
+            x, feed = tf.Variable(_data(1, [2, 3])), None
+        y = x * 3.1
+        if kind.startswith("sum"):
+            r = tf.reduce_sum(y, axis=[])
+        else:
+            r = tf.reshape(y, [-1, 3] if kind == "reshape_m1" else [2, 3])
+        out = r * 5.3
+        if kind.endswith("fed"):
+            out += tf.Variable(1.0)
+        return ([out, r] if kind == "reshape_fetched" else [out]), feed
+    return build
+
+
+def _scaled_prediction():
+    # the RealDiv's gradient Sum (no axes) and Reshape (to its shape) between 2 / 7 and * 3
+    w = tf.Variable(_data(1, [4, 3]), name="w")
+    x = tf.constant(_data(2, [5, 4]))
+    y = tf.constant(_data(3, [5, 3]))
+    loss = tf.reduce_sum(tf.square(tf.matmul(x, w) * 3.0 / 7.0 - y))
+    return [loss, tf.gradients(loss, w)[0]], None
+
+
+def _cancelling(kind):
+    # transposes whose permutations cancel (RemoveIdentityTranspose) and double negations
+    # (RemoveInvolution) are their input to their readers, so (v * 3.1) * 5.3 is v * 16.43:
+    # not when the outer one is fetched, nor for a fed x's transposes (rank unknown)
+    def build():
+        shape = [2, 3, 4] if kind == "perm3" else [2, 3]
+        if kind.endswith("fed"):
+            x = tf.placeholder(tf.float32, None)
+            feed = {x: _data(1, shape)}
+        else:
+            x, feed = tf.Variable(_data(1, shape)), None
+        y = x * 3.1
+        if kind == "perm3":
+            t = tf.transpose(tf.transpose(y, [1, 2, 0]), [2, 0, 1])
+        elif kind == "identity_perm":
+            t = tf.transpose(y, [0, 1])
+        elif kind == "neg4":
+            neg = tf.negative
+            return [neg(neg(neg(neg(x + 2.1)))) + 3.3], feed
+        elif kind.startswith("neg"):
+            t = tf.negative(tf.negative(y))
+        else:
+            t = tf.transpose(tf.transpose(y))
+        out = t * 5.3
+        if kind.endswith("fed"):
+            out += tf.Variable(1.0)
+        if kind.endswith("fetched"):
+            return [out, t], feed
+        if kind.endswith("grad"):
+            return [out, tf.gradients(tf.reduce_sum(out * out), x)[0]], feed
+        return [out], feed
+    return build
+
+
 _R = tf.losses.Reduction
 _BAD_SHAPE = "tensor with 6 values, but the requested shape has 4"
 # name -> (build, CRC-32 of each fetched value measured in TF 1.15)
@@ -163,6 +230,24 @@ CASES = {
     "reshape_two_readers": (_reshapes("two_readers"), [0x1F207B7E, 0x1F207B7E]),
     "reshape_variable_shape": (_reshape_variable_shape, [0x5E154675, 0x523E9E0C]),
     "reshape_of_a_loss": (_loss_reshaped_twice, [0xA5E2353F]),
+    "no_op_reshape": (_no_op("reshape"), [0xD8F467B9]),
+    "no_op_reshape_m1": (_no_op("reshape_m1"), [0xD8F467B9]),
+    "no_op_reshape_fed": (_no_op("reshape_fed"), [0x88AEE837]),
+    "no_op_reshape_fetched": (_no_op("reshape_fetched"), [0x945BE80D, 0x2F0AB8D3]),
+    "no_op_sum": (_no_op("sum"), [0xD8F467B9]),
+    "no_op_sum_fed": (_no_op("sum_fed"), [0xBE58BA95]),
+    "scaled_prediction": (_scaled_prediction, [0x88A3DD18, 0x5BE3036F]),
+    "transposes": (_cancelling("transposes"), [0xD8F467B9]),
+    "transposes_perm3": (_cancelling("perm3"), [0x2CD99117]),
+    "transpose_identity_perm": (_cancelling("identity_perm"), [0xD8F467B9]),
+    "transposes_grad": (_cancelling("transposes_grad"), [0xD8F467B9, 0x52E02748]),
+    "transposes_fetched": (_cancelling("transposes_fetched"), [0x945BE80D, 0x2F0AB8D3]),
+    "transposes_fed": (_cancelling("transposes_fed"), [0x88AEE837]),
+    "negations": (_cancelling("neg"), [0xD8F467B9]),
+    "negations_fed": (_cancelling("neg_fed"), [0xBE58BA95]),
+    "negations_grad": (_cancelling("neg_grad"), [0xD8F467B9, 0x52E02748]),
+    "negations_fetched": (_cancelling("neg_fetched"), [0x945BE80D, 0x2F0AB8D3]),
+    "negations_four": (_cancelling("neg4"), [0xC4290886]),
     "reshape_inner_fetched": (_reshapes("inner_fetched"), _BAD_SHAPE),
     "reshape_inner_summed": (_reshapes("inner_summed"), _BAD_SHAPE),
 }

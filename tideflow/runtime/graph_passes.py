@@ -115,12 +115,30 @@ class Replacements(dict):
         self.push_down = None  # op -> its node of the constant push-down, when it rotated
 
 
-def _uses(order, replace, consts, tensors):
-    """How many inputs of the ops that run in the step read each of ``tensors``."""
+def _dead_ops(order, replace, fetches):
+    """The ops with outputs that nothing run in the step reads any more (a Transpose whose
+    twin's readers read its input now), fetched, stateful or step-taking ones aside."""
+    live = {replace.get(t, t)._op for t in fetches}
+    dead = set()
+    for op in reversed(order):
+        od = op._op_def
+        if op in live or not op._outputs or od.is_stateful or od.kernel_wants_step:
+            live.update(replace.get(t, t)._op for t in op._inputs)
+            live.update(op._control_inputs)
+        else:
+            dead.add(op)
+    return dead
+
+
+def _uses(order, replace, consts, tensors, dead=()):
+    """How many inputs of the ops that run in the step (not ``dead`` ones) read each of
+    ``tensors``."""
     uses = dict.fromkeys(tensors, 0)
     for op in order:
         if op._outputs and all(replace.get(t, t) is not t or t in consts for t in op._outputs):
             continue  # folded or merged away: not run
+        if op in dead:
+            continue
         for t in op._inputs:
             t = replace.get(t, t)
             if t in uses:
@@ -356,6 +374,10 @@ def optimize(order, fed, device, session_state, session, fetches=()):
         grappler_runs, fold, arith, remap = grappler.optimizers_on(session)
     if grappler_runs and fold:
         # TF folds (and pushes constants down) before it merges common subexpressions
+        grappler_simplify.no_op_reductions(order, fed, fetches, replace, consts)
+        if arith:  # (TF's second round of folding sees what the arithmetic optimizer left)
+            grappler_simplify.identity_transposes(order, fed, fetches, replace, consts)
+            grappler_simplify.remove_involution(order, fed, fetches, replace, consts, True)
         _times_ones(order, fed, fetches, replace, consts)
         _times_zeros(order, fed, replace, consts)
         grappler.zero_addend_rewrites(order, fed, fetches, replace, consts)

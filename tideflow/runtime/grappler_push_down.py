@@ -7,7 +7,7 @@ on the node model of ``grappler`` and realized by ops of the chain (or plan-only
 import numpy as np
 
 from tideflow.framework import dtypes
-from tideflow.runtime.graph_passes import _read_from, _readonly, _uses
+from tideflow.runtime.graph_passes import _dead_ops, _read_from, _readonly, _uses
 from tideflow.runtime.grappler import (
     _ARITH,
     _Const,
@@ -128,7 +128,9 @@ def constant_push_down(order, fed, fetches, replace, consts, device):
         nodes[op] = _Node(op, kind, ins)
     if not nodes:
         return
-    uses = _uses(order, replace, consts, [op._outputs[0] for op in nodes])
+    # (an op whose readers read another tensor now, a removed Transpose, reads nothing)
+    dead = _dead_ops(order, replace, fetches) if replace else ()
+    uses = _uses(order, replace, consts, [op._outputs[0] for op in nodes], dead)
     keep = {replace.get(t, t) for t in fetches}
     for op, n in nodes.items():
         n.uses = uses[op._outputs[0]]

@@ -1,7 +1,11 @@
 """Three of TF 1.15's arithmetic-optimizer stages that simplify what a step reads (moved out
 of grappler.py, which keeps the rewrites they run among): OptimizeMaxOrMinOfMonotonic, a Max or
 Min reduction of a monotonic function reducing first, RemoveInvolution, ``1 / (1 / x)`` read as
-``x``, and RemoveRedundantReshape, a Reshape of a Reshape reshaping the inner one's input."""
+``x``, and RemoveRedundantReshape, a Reshape of a Reshape reshaping the inner one's input; and
+constant folding's removal of a Sum over no axes and a Reshape to the shape it has, and
+RemoveIdentityTranspose."""
+
+import numpy as np
 
 from tideflow.runtime.graph_passes import _read_from
 
@@ -87,9 +91,23 @@ def _reciprocal_of(op, replace):
     return None
 
 
-def remove_involution(order, fed, fetches, replace, consts):
+_INVOLUTIONS = frozenset({"Neg", "Conj", "LogicalNot", "Invert"})
+
+
+def _negation_of(op, replace):
+    """The input an involution other than Reciprocal (``-x``, ``~x``) maps, else None."""
+    if op._type in _INVOLUTIONS and len(op._inputs) == 1 and op not in replace.kernels:
+        return replace.get(op._inputs[0], op._inputs[0])
+    return None
+
+
+def remove_involution(order, fed, fetches, replace, consts, negations=False):
     """TF's arithmetic optimizer (RemoveInvolution): the readers of ``1 / (1 / x)`` read ``x``
-    (not the two roundings), where the outer op is not fetched (a fetched one is computed)."""
+    (not the two roundings), where the outer op is not fetched (a fetched one is computed).
+    With ``negations``, of ``-(-x)`` and the other involutions (the same value), before the
+    constant push-down, which TF's second round of folding applies across them:
+    ``-(-(v * 2.)) * 3.`` is ``v * 6.`` there."""
+    of = _negation_of if negations else _reciprocal_of
     keep = {replace.get(t, t) for t in fetches}
     for op in order:
         if not op._outputs or op._control_inputs:
@@ -97,11 +115,12 @@ def remove_involution(order, fed, fetches, replace, consts):
         out = op._outputs[0]
         if out in keep or out in fed or out in consts or replace.get(out, out) is not out:
             continue
-        inner = _reciprocal_of(op, replace)
+        inner = of(op, replace)
         if inner is None or inner in consts or inner in fed or inner._op._control_inputs:
             continue
-        x = _reciprocal_of(inner._op, replace)
-        if x is not None and x.dtype == out.dtype:
+        x = of(inner._op, replace)
+        if x is not None and x.dtype == out.dtype and (
+                not negations or inner._op._type == op._type):
             _read_from(replace, out, x)
 
 
@@ -152,3 +171,90 @@ def reshape_of_reshape(order, fed, fetches, replace, consts):
         before[new] = op
     if before:
         _insert_ops(replace, order, before)
+
+
+def _fits(dims, shape):
+    return (dims is not None and None not in dims and len(dims) == len(shape)
+            and all(int(d) == -1 or int(d) == k for d, k in zip(shape, dims)))
+
+
+def no_op_reductions(order, fed, fetches, replace, consts):
+    """TF's constant folding (SimplifyReduction, IsSimplifiableReshape): a Sum over a constant
+    of no axes (a broadcast's gradient where the shapes agree) and a Reshape to a constant
+    shape that the input's, fully known to grappler, already has are Identities, which the
+    dependency optimizer then removes: their readers read the input, so the constant
+    push-down reaches across them (``x * 3. / 7.``'s gradient multiplies by 6 / 7 once).
+    Not a fetched one (TF keeps that node)."""
+    found = [op for op in order if op._type in ("Sum", "Reshape") and len(op._inputs) == 2
+             and not op._control_inputs and op not in replace.kernels
+             and replace.get(op._inputs[1], op._inputs[1]) in consts
+             and op._outputs[0] not in consts and op._outputs[0] not in fed
+             and replace.get(op._outputs[0], op._outputs[0]) is op._outputs[0]]
+    if not found:
+        return
+    from tideflow.runtime.grappler import _fed_derived, _grappler_dims
+
+    keep = {replace.get(t, t) for t in fetches}
+    derived = None
+    for op in found:
+        out = op._outputs[0]
+        x = replace.get(op._inputs[0], op._inputs[0])
+        arg = np.asarray(consts[replace.get(op._inputs[1], op._inputs[1])])
+        if out in keep or x in fed or x._dtype != out._dtype:
+            continue
+        if op._type == "Sum":
+            if arg.size:
+                continue
+        else:
+            if derived is None:
+                derived = _fed_derived(order, fed, replace)
+            if arg.ndim != 1 or not _fits(_grappler_dims(x, derived, consts), arg.tolist()):
+                continue
+        _read_from(replace, out, x)
+
+
+def _perm(op, replace, consts):
+    """The constant permutation of a Transpose (or ConjugateTranspose), else None."""
+    if op._type not in ("Transpose", "ConjugateTranspose") or len(op._inputs) != 2:
+        return None
+    p = replace.get(op._inputs[1], op._inputs[1])
+    return [int(i) for i in np.ravel(consts[p])] if p in consts else None
+
+
+def identity_transposes(order, fed, fetches, replace, consts):
+    """TF's arithmetic optimizer (RemoveIdentityTranspose): a Transpose by the identity
+    permutation, or a Transpose of a Transpose (conjugate ones paired alike) whose
+    permutations cancel, is its input to its readers, where grappler knows the input's rank
+    (not a fed one's) and neither Transpose is fetched; the constant push-down then reaches
+    across (``transpose(transpose(v * 3.1)) * 5.3`` is ``v * 16.43`` there)."""
+    found = [op for op in order if op._type in ("Transpose", "ConjugateTranspose")
+             and not op._control_inputs and op not in replace.kernels
+             and op._outputs[0] not in consts and op._outputs[0] not in fed
+             and replace.get(op._outputs[0], op._outputs[0]) is op._outputs[0]]
+    if not found:
+        return
+    from tideflow.runtime.grappler import _fed_derived, _grappler_dims
+
+    keep = {replace.get(t, t) for t in fetches}
+    derived = None
+    for op in found:
+        out, p2 = op._outputs[0], _perm(op, replace, consts)
+        x = replace.get(op._inputs[0], op._inputs[0])
+        if p2 is None or out in keep or x in fed or x._dtype != out._dtype:
+            continue
+        if p2 == list(range(len(p2))):
+            if op._type != "Transpose":
+                continue  # (a ConjugateTranspose by it still conjugates)
+        else:
+            p1 = _perm(x._op, replace, consts)
+            if (p1 is None or x._op._type != op._type or x in keep or x in consts
+                    or x._op._control_inputs or len(p1) != len(p2)
+                    or any(p1[p2[i]] != i for i in range(len(p2)))):
+                continue
+            x = replace.get(x._op._inputs[0], x._op._inputs[0])
+            if x in fed:
+                continue
+        if derived is None:
+            derived = _fed_derived(order, fed, replace)
+        if _grappler_dims(x, derived, consts) is not None:
+            _read_from(replace, out, x)
