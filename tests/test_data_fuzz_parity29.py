@@ -340,6 +340,45 @@ def test_make_initializer_reduce_and_single_element_run_unoptimized():
                 got.append("InvalidArgumentError")
     assert got == ["InvalidArgumentError", [2, 3, 4], [5, 6, 7]]
 
+@pytest.mark.parametrize("make,name", [
+    (lambda f: _R3().apply(tf.data.experimental.map_and_batch(f, 2)),
+     "tf_data_experimental_map_and_batch"),
+    (lambda f: _R3().apply(tf.data.experimental.scan(np.int64(0), lambda s, x: (s + f(x), s))),
+     "tf_data_experimental_scan"),
+    (lambda f: _R3().apply(tf.data.experimental.take_while(lambda x: tf.equal(f(x), 0))),
+     "tf_data_experimental_take_while"),
+    (lambda f: _R3().apply(tf.data.experimental.group_by_reducer(f, tf.data.experimental.Reducer(
+        lambda k: np.int64(0), lambda s, x: s + x, lambda s: s))),
+     "tf_data_experimental_group_by_reducer"),
+    (lambda f: _R3().apply(tf.data.experimental.parallel_interleave(
+        lambda x: tf.data.Dataset.range(f(x)), 1)), "tf_data_experimental_parallel_interleave"),
+    (lambda f: _R3().map(f), "Dataset_map"),
+])
+def test_function_errors_name_tf_transformation(make, name):
+    # a failing function's error names it "__inference_<TF's transformation name>_<fn>_<n>"
+    # (measured in TF 1.15)
+    def bad(v):
+        raise ValueError("x")
+
+    ds = make(lambda x: tf.reshape(tf.py_func(bad, [x], tf.int64), []))
+    got = _pull(ds, 1)
+    assert got[0][0] == "InvalidArgumentError"
+    assert got[0][1].startswith("{{function_node __inference_" + name + "_<lambda>_"), got
+
+
+def _R3():
+    return tf.data.Dataset.range(3)
+
+
+def test_reduce_function_errors_name_reduce():
+    def bad(v):
+        raise ValueError("x")
+
+    r = _R3().reduce(np.int64(0), lambda s, x: s + tf.reshape(tf.py_func(bad, [x], tf.int64), []))
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError) as e:
+        s.run(r)
+    assert e.value.message.startswith("{{function_node __inference_reduce_<lambda>_")
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

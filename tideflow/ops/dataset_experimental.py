@@ -157,7 +157,8 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
             _OpDataset,
         )
 
-        fn = StructuredFunction(map_func, "map_and_batch", dataset._specs)
+        fn = StructuredFunction(map_func, "map_and_batch", dataset._specs,
+                                tf_name="tf_data_experimental_map_and_batch")
         # as TF 1.15: calls as many as a batch's size (times ``num_parallel_batches``),
         # worked out before the op's inputs are made
         if num_parallel_calls is not None:
@@ -189,6 +190,7 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
         from tideflow.ops.dataset_ops import StructuredFunction, _i64, _OpDataset
 
         fn = StructuredFunction(map_func, "parallel_interleave", dataset._specs,
+                                tf_name="tf_data_experimental_parallel_interleave",
                                 returns_dataset=True)
         attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
         cycle = _i64(cycle_length, "cycle_length")

@@ -217,7 +217,8 @@ def scan(initial_state, scan_func):
             state = ds.to_tensors(initial_state)
         state_specs = ds.specs_of(state)
         for _ in range(3):
-            fn = StructuredFunction(scan_func, "scan", (state_specs, dataset._specs))
+            fn = StructuredFunction(scan_func, "scan", (state_specs, dataset._specs),
+                                    tf_name="tf_data_experimental_scan")
             out = fn.output_specs
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise TypeError("The scan function must return a pair comprising the new state "
@@ -296,7 +297,8 @@ def reduce(dataset, initial_state, reduce_func):
     if any(s.is_dataset for s in ds.flatten(state_specs)):
         raise TypeError("reduce: Dataset states are not supported by tideflow")
     for _ in range(3):
-        fn = StructuredFunction(reduce_func, "reduce", (state_specs, dataset._specs))
+        fn = StructuredFunction(reduce_func, "reduce", (state_specs, dataset._specs),
+                                tf_name="reduce")
         new_state = fn.output_specs
         try:
             ds.assert_same_structure(state_specs, new_state)
@@ -353,7 +355,8 @@ _declare("TakeWhileDataset", ["input_dataset: variant", "other_arguments: Targum
 def take_while(predicate):
     """A transformation ending the dataset at the first element where ``predicate`` is False."""
     def apply(dataset):
-        fn = StructuredFunction(predicate, "take_while", dataset._specs)
+        fn = StructuredFunction(predicate, "take_while", dataset._specs,
+                                tf_name="tf_data_experimental_take_while")
         out = ds.flatten(fn.output_specs)
         if (len(out) != 1 or ds.is_seq(fn.output_specs) or out[0].dtype != dtypes.bool
                 or not out[0].shape.is_compatible_with([])):
@@ -861,11 +864,15 @@ _declare("GroupByReducerDataset",
          fn_attrs=["key_func", "init_func", "reduce_func", "finalize_func"])
 
 
+_GBR = "tf_data_experimental_group_by_reducer"  # (TF's name of its functions, in errors)
+
+
 def group_by_reducer(key_func, reducer):
     """A transformation reducing the elements of each key group with ``reducer``: one output
     element per key, in ascending key order, once the input is exhausted."""
     def apply(dataset):
-        kf = StructuredFunction(key_func, "group_by_reducer_key", dataset._specs)
+        kf = StructuredFunction(key_func, "group_by_reducer_key", dataset._specs,
+                                tf_name=_GBR)
         out = ds.flatten(kf.output_specs)
         if (len(out) != 1 or ds.is_seq(kf.output_specs) or out[0].dtype != dtypes.int64
                 or not out[0].shape.is_compatible_with([])):
@@ -873,10 +880,10 @@ def group_by_reducer(key_func, reducer):
                              f"type={ds.types_of(kf.output_specs)} and "
                              f"shape={ds.shapes_of(kf.output_specs)}")
         inf = StructuredFunction(reducer.init_func, "group_by_reducer_init",
-                                 ds.Spec(dtypes.int64, []))
+                                 ds.Spec(dtypes.int64, []), tf_name=_GBR)
         state_specs = inf.output_specs
         rf = StructuredFunction(reducer.reduce_func, "group_by_reducer_reduce",
-                                (state_specs, dataset._specs))
+                                (state_specs, dataset._specs), tf_name=_GBR)
         try:
             ds.assert_same_structure(state_specs, rf.output_specs)
         except (TypeError, ValueError) as e:
@@ -892,7 +899,8 @@ def group_by_reducer(key_func, reducer):
                                 f"initial state. Expected {ds.types_of(state_specs)}; got "
                                 f"{ds.types_of(rf.output_specs)}.")
         state_specs = _relaxed(state_specs, rf.output_specs)
-        ff = StructuredFunction(reducer.finalize_func, "group_by_reducer_finalize", state_specs)
+        ff = StructuredFunction(reducer.finalize_func, "group_by_reducer_finalize", state_specs,
+                                tf_name=_GBR)
         fns = (kf, inf, rf, ff)
         attrs = {"key_func": kf.name, "init_func": inf.name, "reduce_func": rf.name,
                  "finalize_func": ff.name}

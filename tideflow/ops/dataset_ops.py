@@ -46,7 +46,8 @@ class StructuredFunction:
     becomes a tuple, as in tf.data.
     """
 
-    def __init__(self, func, transformation, input_specs, returns_dataset=False):
+    def __init__(self, func, transformation, input_specs, returns_dataset=False,
+                 tf_name=None):
         graph = ops.get_default_graph()
         self.name = func_graph.unique_function_name(
             graph, f"Dataset_{transformation}_{_fn_name(func)}")
@@ -92,7 +93,9 @@ class StructuredFunction:
         func_graph.give_back_ids(graph, first_id, n_outer)
         # the name TF 1.15's errors give the function: "__inference_" and the readable name
         # (TF's number is its process-wide uid; this one counts this process's functions)
-        self.fg._tf_error_name = (f"__inference_Dataset_{transformation}_"
+        # (``tf_name``: TF's readable name of the transformation where it is not
+        # "Dataset.<transformation>()", e.g. "tf.data.experimental.scan()")
+        self.fg._tf_error_name = (f"__inference_{tf_name or 'Dataset_' + transformation}_"
                                   f"{getattr(user_func, '__name__', type(user_func).__name__)}"
                                   f"_{next(_ERROR_NAME_IDS)}")
         _tensor_arrays_keep_items(self.fg, graph, set())
