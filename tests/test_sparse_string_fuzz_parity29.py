@@ -479,3 +479,85 @@ def test_decode_csv_fields_after_the_last_selected_column_unread():
     with tf.Graph().as_default():
         out = tf.io.decode_csv(tf.constant(['1,"u', '"1",x"y']), [["d"]], select_cols=[0])
         assert _run(out)[0].tolist() == [b"1", b"1"]  # TF 1.15
+
+
+# ------------------------------------------------------------------------------------------
+# third round (malformed sparse inputs): TF's checks, their order and words, and what its
+# kernels make of indices out of order or out of range
+# ------------------------------------------------------------------------------------------
+
+
+def _sp_error(build, *values):
+    with tf.Graph().as_default():
+        phs = [tf.sparse_placeholder(tf.float32) for _ in values]
+        out = build(*phs)
+        try:
+            _run(out, dict(zip(phs, values)))
+        except tf.errors.OpError as e:
+            return type(e).__name__, str(e).split("\n")[0]
+    return None
+
+
+_MIS = V(np.array([[0, 0], [1, 1]], np.int64), np.array([1.], np.float32), [3, 3])
+_OK = V(np.array([[0, 0]], np.int64), np.array([1.], np.float32), [3, 3])
+_NEG = V(np.array([[0, 0], [-1, 1]], np.int64), np.array([1., 2.], np.float32), [3, 3])
+_ROUND3 = [  # TF 1.15
+    ("fill_empty_negative_row", lambda a: tf.sparse.fill_empty_rows(a, 0.)[0].values, [_NEG],
+     "indices(1, 0) is invalid: -1 >= 3"),
+    ("reduce_axis_first", lambda a: tf.sparse.reduce_sum(a, axis=2), [_MIS],
+     "Invalid reduction dimension 2, for input with 2 dimensions."),
+    ("reduce_sparse_axis_first", lambda a: tf.sparse.reduce_sum_sparse(a, axis=2).values,
+     [_MIS], "Invalid reduction dimension 2, for input with 2 dimensions."),
+    ("maximum_nnz", lambda a, b: tf.sparse.maximum(a, b).values, [_OK, _MIS],
+     "Expected 1 and 2 non-empty input values, got 1 and 1"),
+]
+
+
+@pytest.mark.parametrize("name,build,values,message", _ROUND3, ids=[e[0] for e in _ROUND3])
+def test_round3_sparse_errors(name, build, values, message):
+    assert _sp_error(build, *values) == ("InvalidArgumentError", message)
+
+
+def test_sparse_slice_keeps_indices_past_the_shape_inside_the_window():
+    with tf.Graph().as_default():
+        x = tf.sparse_placeholder(tf.float32)
+        r = _run(tf.sparse.slice(x, [1], [4]), {x: V(np.array([[4]], np.int64),
+                                                      np.array([1.25], np.float32), [3])})
+    # TF 1.15: the index 4 (past the shape 3) is in [1, 5): kept, the shape clipped to 2
+    assert r.indices.tolist() == [[3]] and r.values.tolist() == [1.25]
+    assert r.dense_shape.tolist() == [2]
+
+
+def test_as_string_bool_ignores_fill():
+    with tf.Graph().as_default():
+        r = _run(tf.as_string(tf.constant([True, False]), width=0, fill="x"))
+    assert r.tolist() == [b"true", b"false"]  # TF 1.15
+
+
+_A = V(np.array([[0, 0], [1, 0], [1, 1]], np.int64), np.array([1, 2, 3], np.int64), [2, 2])
+_CROSS = [  # (sparse inputs, dense inputs, TF 1.15's result or error)
+    ([_A, V(np.array([[0, 0], [1, 0]], np.int64), np.array([5], np.int64), [2, 2])], [],
+     "Expected size of values to be 2 got 1 at position 1"),
+    ([_A, V(np.array([[0, 0]], np.int64), np.array([5], np.int64), [3, 2])], [],
+     "Expected batch size 2 got 3 at position 1"),
+    ([_A], [[[1], [2], [3]]], "Expected batch size 2 got 3 at dense tensor 0"),
+    ([V(np.array([[1, 0], [0, 0], [1, 1]], np.int64), np.array([1, 2, 3], np.int64), [2, 2]),
+      _A], [], ([[1, 0], [1, 1]], [b"1_X_2", b"1_X_3"], [2, 2])),
+    ([V(np.array([[0, 0], [5, 0]], np.int64), np.array([1, 2], np.int64), [2, 2]), _A], [],
+     ([[0, 0]], [b"1_X_1"], [2, 1])),
+]
+
+
+@pytest.mark.parametrize("sparse,dense,expected", _CROSS)
+def test_sparse_cross_input_checks_and_row_runs(sparse, dense, expected):
+    with tf.Graph().as_default():
+        phs = [tf.sparse_placeholder(tf.int64) for _ in sparse]
+        out = tf.sparse.cross(phs + [tf.constant(d, tf.int64) for d in dense])
+        feed = dict(zip(phs, sparse))
+        if isinstance(expected, str):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                _run(out, feed)
+            assert str(e.value).split("\n")[0] == expected
+        else:
+            r = _run(out, feed)
+            assert (r.indices.tolist(), r.values.tolist(), r.dense_shape.tolist()) == expected

@@ -32,21 +32,68 @@ def _as_bytes(v):
     return v if isinstance(v, bytes) else str(v).encode()
 
 
-def _rows_of_sparse(indices, values, shape):
-    rows = [[] for _ in range(int(shape[0]))]
-    for (r, _), v in zip(np.asarray(indices).tolist(), np.asarray(values).tolist()):
-        rows[r].append(v)
+def _rows_of_sparse(indices, values, shape, batch=None):
+    # as TF's kernel: the entries of row b are the run of indices whose row is b, read in
+    # order from where row b - 1's ended (entries out of order or out of range are skipped)
+    batch = int(shape[0]) if batch is None else batch
+    index_rows = np.asarray(indices).reshape(-1, 2)[:, 0].tolist() if np.size(indices) else []
+    values = np.asarray(values).tolist()
+    rows, k = [], 0
+    for b in range(batch):
+        row = []
+        while k < len(index_rows) and index_rows[k] == b:
+            row.append(values[k])
+            k += 1
+        rows.append(row)
     return rows
 
 
+def _validate(indices, values, shapes, dense_inputs):
+    """TF 1.15's SparseCross input checks, in its order and words; the batch size."""
+    def bad(msg):
+        return errors.InvalidArgumentError(None, None, msg)
+
+    def shape_str(x):
+        return "[" + ",".join(map(str, np.shape(x))) + "]"
+
+    for i, ind in enumerate(indices):
+        if np.ndim(ind) != 2:
+            raise bad(f"Input indices should be a matrix but received shape {shape_str(ind)} "
+                      f"at position {i}")
+        if np.shape(ind)[1] != 2:
+            raise bad(f"Expected D2 of index to be 2 got {np.shape(ind)[1]} at position {i}")
+    for i, (ind, val) in enumerate(zip(indices, values)):
+        if np.ndim(val) != 1:
+            raise bad(f"Input values should be a std::vector but received shape "
+                      f"{shape_str(val)} at position {i}")
+        if np.shape(ind)[0] != np.shape(val)[0]:
+            raise bad(f"Expected size of values to be {np.shape(ind)[0]} got "
+                      f"{np.shape(val)[0]} at position {i}")
+    batch = (int(np.asarray(shapes[0]).reshape(-1)[0]) if len(shapes)
+             else (np.shape(dense_inputs[0])[0] if len(dense_inputs) else 0))
+    for i, sh in enumerate(shapes):
+        sh = np.asarray(sh)
+        if sh.ndim != 1:
+            raise bad(f"Input shapes should be a std::vector but received shape "
+                      f"{shape_str(sh)} at position {i}")
+        if sh.size != 2:
+            raise bad(f"shape should imply a 2D tensor, but got {shape_str(sh)} at position "
+                      f"{i}")
+        if sh[0] != batch:
+            raise bad(f"Expected batch size {batch} got {sh[0]} at position {i}")
+    for i, d in enumerate(dense_inputs):
+        if np.ndim(d) != 2:
+            raise bad(f"Dense inputs should be a matrix but received shape {shape_str(d)} at "
+                      f"position {i}")
+        if np.shape(d)[0] != batch:
+            raise bad(f"Expected batch size {batch} got {np.shape(d)[0]} at dense tensor {i}")
+    return batch
+
+
 def _kernel(indices, values, shapes, dense_inputs, *, hashed_output, num_buckets, hash_key):
-    columns = [_rows_of_sparse(i, v, s) for i, v, s in zip(indices, values, shapes)]
+    batch = _validate(indices, values, shapes, dense_inputs)
+    columns = [_rows_of_sparse(i, v, s, batch) for i, v, s in zip(indices, values, shapes)]
     columns += [[list(row) for row in np.asarray(d).tolist()] for d in dense_inputs]
-    batch = {len(c) for c in columns}
-    if len(batch) != 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"SparseCross: the inputs' batch sizes differ: {sorted(batch)}")
-    (batch,) = batch
     out_indices, out_values = [], []
     key = hash_key & _M
     for b in range(batch):

@@ -149,6 +149,10 @@ def sparse_softmax(sp_input, name=None):
 
 def _sparse_sparse_kernel(op_type, fn):
     def kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+        na, nb = np.shape(a_indices)[0], np.shape(b_indices)[0]
+        if np.size(a_values) != na or np.size(b_values) != nb:  # (TF's words)
+            raise _invalid(f"Expected {na} and {nb} non-empty input values, got "
+                           f"{np.size(a_values)} and {np.size(b_values)}")
         ai, av, ash = _check_sparse(a_indices, a_values, a_shape, "a")
         bi, bv, bsh = _check_sparse(b_indices, b_values, b_shape, "b")
         # TF 1.15's checks and words: ranks first, then each dimension
@@ -329,14 +333,15 @@ def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None
 
 def _reduce_sparse_kernel(kind):
     def kernel(input_indices, input_values, input_shape, reduction_axes, *, keep_dims):
-        idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
-        rank = shape.shape[0]
+        # (as TF: the axes are checked before the sparse tensor itself)
+        rank = np.size(input_shape)
         axes = set()
         for a in np.asarray(reduction_axes).reshape(-1).tolist():
             if not -rank <= a < rank:
                 raise _invalid(f"Invalid reduction dimension {a}, for input with {rank} "
                                "dimensions.")
             axes.add(a % rank)
+        idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
         keep = [i for i in range(rank) if i not in axes]
         if keep_dims:
             out_idx = idx.copy()

@@ -494,9 +494,10 @@ def eigen_group_sums(idx, vals, kept, reduced):
 
 def _sparse_reduce(kind):
     def kernel(input_indices, input_values, input_shape, reduction_axes, *, keep_dims):
+        # (as TF: the axes are checked before the sparse tensor itself)
+        axes = _reduce_axes(reduction_axes, np.size(input_shape))
         idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
         rank = len(shape)
-        axes = _reduce_axes(reduction_axes, rank)
         kept = [d for d in range(rank) if d not in axes]
         kept_shape = tuple(int(shape[d]) for d in kept)
         out_shape = (tuple(1 if d in axes else int(shape[d]) for d in range(rank)) if keep_dims
@@ -1043,7 +1044,10 @@ def _sparse_slice_kernel(indices, values, shape, start, size):
             raise _invalid(f"Expected {what} to be a vector of length {shp.shape[0]} but got "
                            f"length {v.reshape(-1).shape[0]}")
     end = np.minimum(start + size, shp)
-    keep = np.all((idx >= start) & (idx < end), axis=1) if idx.shape[0] else np.zeros(0, bool)
+    # as TF: the window picked from is start + size as asked (an index past the shape inside
+    # it is kept), the output shape is clipped to the input's
+    keep = (np.all((idx >= start) & (idx < start + size), axis=1) if idx.shape[0]
+            else np.zeros(0, bool))
     out_shape = np.maximum(end - start, 0)
     return idx[keep] - start, vals[keep], out_shape
 

@@ -265,8 +265,8 @@ def _fill_empty_rows_kernel(indices, values, dense_shape, default_value):
     bad = np.nonzero((row < 0) | (row >= rows))[0]
     if bad.size:
         i = int(bad[0])
-        why = f"{row[i]} < 0" if row[i] < 0 else f"{row[i]} >= {rows}"  # (TF's words)
-        raise _invalid(f"indices({i}, 0) is invalid: {why}")
+        # (TF 1.15's words, a negative row too)
+        raise _invalid(f"indices({i}, 0) is invalid: {row[i]} >= {rows}")
     empty = np.bincount(row, minlength=rows) == 0
     fill_rows = np.nonzero(empty)[0]
     fill_idx = np.zeros((fill_rows.size, idx.shape[1]), np.int64)

@@ -66,8 +66,8 @@ def _as_string_factory(ctx):
         raise _invalid("Fill string must be one or fewer characters")
     if scientific and shortest:
         raise _invalid("Cannot select both scientific and shortest notation")
-    if fill and fill not in " +-0#" and width > -1:
-        # (TF 1.15 ignores the fill without a width, whatever it is)
+    if fill and fill not in " +-0#" and width > -1 and dtype != dtypes.bool:
+        # (TF 1.15 ignores the fill without a width, whatever it is, and for bools)
         raise _invalid(f'Fill argument not supported: "{fill}"')
     spec = "%"
     if width > -1:  # as TF: the fill flag goes with a width only
