@@ -181,3 +181,95 @@ def test_softmax_of_a_fed_axis_wraps_and_fails_as_tfs_graph():
                 s.run(y, {ax: bad})
             assert _first_line(e.value) == "Requires start <= limit when delta > 0: 3/2"
             assert e.value.op.name == "range_1"
+
+
+# -- what a failing step runs --------------------------------------------------------------
+def _config(meta=True, dependency=True, l0=False):
+    from tideflow.protos import rewriter_config_pb2
+
+    c = tf.ConfigProto()
+    c.graph_options.rewrite_options.disable_meta_optimizer = not meta
+    if not dependency:
+        c.graph_options.rewrite_options.dependency_optimization = (
+            rewriter_config_pb2.RewriterConfig.OFF)
+    if l0:
+        c.graph_options.optimizer_options.opt_level = -1
+    return c
+
+
+def _step(fetch, feed, config=None, var=None):
+    """(error first line or 'OK', the variable after) of one step in a fresh session."""
+    with tf.Session(config=config) as s:
+        s.run(tf.global_variables_initializer())
+        try:
+            s.run(fetch, feed)
+            got = "OK"
+        except tf.errors.OpError as e:
+            got = _first_line(e)
+        return got, (s.run(var).tolist() if var is not None else None)
+
+
+BAD = "indices = 5 is not in [0, 1)"
+
+
+@pytest.mark.parametrize("config,want", [
+    # TF 1.15, measured: grappler's dependency optimizer makes the gather (pure, only a control
+    # edge waits for it) a NoOp, so it never fails; not without grappler or that optimizer
+    # (opt_level is no grappler setting)
+    (None, "OK"), (_config(l0=True), "OK"), (_config(meta=False), BAD),
+    (_config(dependency=False), BAD)])
+def test_a_pure_op_only_a_control_edge_waits_for_never_runs(config, want):
+    v = tf.Variable(1.0)
+    i = tf.placeholder(tf.int32)
+    bad = tf.gather([1.0], i)
+    with tf.control_dependencies([bad]):
+        step = v.assign_add(1.0)
+    assert _step(step, {i: 5}, config, v) == (want, 2.0 if want == "OK" else 1.0)
+
+
+def test_dependency_optimizer_cases_as_tf():
+    v = tf.Variable(1.0)
+    i = tf.placeholder(tf.int32)
+    p = tf.placeholder(tf.float32)
+    x = tf.placeholder(tf.float32)
+    bad = tf.gather([1.0], i)
+    # (TF 1.15, measured) a chain of pure ops under tf.group goes whole; a group alone too
+    assert _step(tf.group(v.assign_add(1.0), bad * 2.0 + 1.0), {i: 5}, var=v) == ("OK", 2.0)
+    assert _step(tf.group(tf.reshape(p, [3])), {p: [1.0, 2.0]}) == ("OK", None)
+    # fetched, or the target itself: it runs
+    assert _step([tf.group(bad), bad], {i: 5})[0] == BAD
+    assert _step(bad.op, {i: 5})[0] == BAD
+    # CheckNumerics and placeholders always run (an unfed one still fails the step)
+    chk = tf.check_numerics(tf.log(p), "x")
+    assert _step(tf.group(chk), {p: -1.0})[0] == "x : Tensor had NaN values"
+    assert _step(tf.group(x + 1), {})[0].startswith("You must feed a value for placeholder")
+    # an op reading a resource variable is not free of side effects
+    r = tf.Variable([1.0, 2.0], use_resource=True)
+    assert _step(tf.group(tf.gather(r, i)), {i: 5})[0] == "indices = 5 is not in [0, 2)"
+
+
+def test_a_failed_kernel_leaves_the_independent_branches_running():
+    # TF 1.15, measured: its executor stops only what depends on the failed op; twenty
+    # updates chained by control edges beside a failing gather all apply (was: the first)
+    vs = [tf.Variable(0.0) for _ in range(20)]
+    i = tf.placeholder(tf.int32)
+    prev = None
+    for v in vs:
+        with tf.control_dependencies([prev] if prev is not None else []):
+            prev = v.assign_add(1.0)
+    bad = tf.gather([1.0], i) * 2.0
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for fetch in ([bad, prev], [prev, bad]):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                s.run(fetch, {i: 5})
+            assert _first_line(e.value) == BAD and e.value.op.name == "GatherV2"
+        assert s.run(vs) == [2.0] * 20
+        # what depends on the failure does not run: a gated update stays
+        w = tf.Variable(0.0)
+        with tf.control_dependencies([bad]):
+            gated = w.assign_add(1.0)
+        s.run(w.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            s.run([gated, tf.identity(bad)], {i: 5})
+        assert s.run(w) == 0.0

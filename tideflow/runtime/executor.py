@@ -24,7 +24,7 @@ from tideflow.ops import state_ops
 from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
 from tideflow.ops.switch_merge_ops import DEAD, MERGE_TYPES, SWITCH_TYPES
-from tideflow.runtime import accumulate, graph_passes, shape_memo
+from tideflow.runtime import accumulate, graph_passes, grappler_dependency, shape_memo
 from tideflow.runtime.rendezvous import StepAborted
 
 _step_ids = itertools.count(1)
@@ -446,9 +446,12 @@ class Plan:
         else:
             replace, consts = {}, graph_passes.const_values(order)
         self.needed = order  # before folding: what placement must satisfy
+        # pure ops only control edges wait for: NoOps, as TF's dependency optimizer makes them
+        noops = grappler_dependency.noops(order, fetches, targets, fed) if (
+            not raw and partition is None and grappler_dependency.on(session, order)) else ()
         order = getattr(replace, "order", None) or order  # (with the ops a rewrite added)
         # ops whose outputs are all replaced by folded constants or CSE are dropped
-        live = _live_ops(order, live_fetches, live_targets, avail, replace, consts)
+        live = _live_ops(order, live_fetches, live_targets, avail, replace, consts, noops)
         order = [op for op in order if op in live]
         self.ops = order
         # While/If ops take the step (cancellation, deadline) whether inlined or not
@@ -1375,10 +1378,13 @@ def _list_len(op, arg):
     return len(attrs[arg.type_list_attr])
 
 
-def _live_ops(order, fetches, targets, fed, replace, consts):
-    """Ops still needed after folding and CSE (stateful ops are never dropped)."""
+def _live_ops(order, fetches, targets, fed, replace, consts, noops=()):
+    """Ops still needed after folding and CSE (stateful ops are never dropped). An op of
+    ``noops`` reached by a control edge does not run: the ops it reads and waits for stand
+    in for it (TF's dependency optimizer made it a NoOp, its inputs control inputs)."""
     order_set = set(order)
     live = set()
+    expanded = set()  # the noops whose inputs were taken as control inputs
     stack = [replace.get(t, t) for t in fetches]
     stack = [t._op for t in stack if t not in fed and t not in consts]
     for op in order:
@@ -1395,8 +1401,18 @@ def _live_ops(order, fetches, targets, fed, replace, consts):
             # (not an input of a While/If no needed output reads: prune left its op out)
             if t not in fed and t not in consts and t._op not in live and t._op in order_set:
                 stack.append(t._op)
-        for c in op._control_inputs:
+        controls = list(op._control_inputs)
+        while controls:
+            c = controls.pop()
             if c in live or c not in order_set:
+                continue
+            if c in noops:
+                if c in expanded:
+                    continue
+                expanded.add(c)
+                controls.extend(r._op for r in (replace.get(t, t) for t in c._inputs)
+                                if r not in fed and r not in consts and r._op not in live)
+                controls.extend(c._control_inputs)
                 continue
             if c._outputs and not c._op_def.is_stateful and all(
                     replace.get(t, t) is not t or t in consts for t in c._outputs):

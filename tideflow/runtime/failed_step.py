@@ -19,17 +19,26 @@ from tideflow.runtime.executor import _WAITING_OPS
 # ops that wait for another op (and would wait forever on a failed step: TF cancels them)
 _CANCELLED = _WAITING_OPS | frozenset({
     "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueEnqueue", "QueueEnqueueMany",
-    "Stage", "MapStage", "OrderedMapStage", "BarrierInsertMany"})
+    "Stage", "MapStage", "OrderedMapStage", "BarrierInsertMany",
+    # (a CriticalSection's lock, kept to the end of a step that will not end well: the failed
+    # step's values are freed at once instead, releasing it)
+    "ConsumeMutexLock"})
 
 # ops whose failure reaches TF's executor late (asynchronous kernels waiting on an input
-# pipeline, or a Python call): the step's cheap independent branches have run by then. A
-# failure of any other op (an unfed placeholder, an uninitialized read) comes as early as the
-# rest and ends the step, as here.
+# pipeline, or a Python call): the step's cheap independent branches have run by then, even
+# those a failing source would have ended
 _LATE_FAILURES = frozenset({
     "IteratorGetNext", "IteratorGetNextAsOptional", "MultiDeviceIteratorGetNextFromShard",
     "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueDequeue",
     "QueueDequeueMany", "QueueDequeueUpTo", "ReaderReadV2", "ReaderReadUpToV2", "ReaderRead",
     "ReaderReadUpTo", "PyFunc", "PyFuncStateless", "EagerPyFunc"})
+
+# a failure of one of these, or an uninitialized read (FailedPrecondition), comes as early as
+# the step's other sources and ends it. Any other kernel's failure (an index out of range,
+# shapes a reshape cannot take) leaves TF's executor running every branch that does not
+# depend on it to its end (TF 1.15, measured: twenty updates chained by control edges beside
+# a failing gather all apply)
+_SOURCES = frozenset({"Placeholder", "PlaceholderV2", "PlaceholderWithDefault"})
 
 # errors that end the whole step in TF too (its cancellation, a deadline, a lost peer)
 _STOPS_ALL = (errors.CancelledError, errors.DeadlineExceededError, errors.AbortedError,
@@ -92,7 +101,9 @@ def run_rest(plan, exc):
     if at is None:
         return
     failed = set(statements[at][3])
-    if not any(op._type in _LATE_FAILURES for op in failed):
+    if not any(op._type in _LATE_FAILURES for op in failed) and (
+            isinstance(exc, errors.FailedPreconditionError)
+            or any(op._type in _SOURCES for op in failed)):
         return
     # everything downstream of the failed ops, in the plan's (topological) order, the ops a
     # graph pass dropped included (``1.0 * loss`` run as ``loss``: a metric's count update
@@ -102,9 +113,19 @@ def run_rest(plan, exc):
             failed.add(op)
     # one namespace (globals and locals alike), so comprehensions in a statement see it all
     names = dict(frame.f_globals)
-    names.update(frame.f_locals)
+    snapshot = frame.f_locals  # (a dict the frame keeps: emptied below, with ``names``)
+    names.update(snapshot)
+    snapshot.clear()
+    try:
+        _run_statements(plan, statements[at + 1:], names, failed)
+    finally:
+        # the step's values (a CriticalSection's lock among them) die with the failed step
+        names.clear()
+
+
+def _run_statements(plan, statements, names, failed):
     with np.errstate(all="ignore"):
-        for _, _, block, ops in statements[at + 1:]:
+        for _, _, block, ops in statements:
             head = block[0].strip()
             if head.startswith(("del ", "return ")) or head == "pass":
                 continue
