@@ -379,6 +379,16 @@ def test_reduce_function_errors_name_reduce():
         s.run(r)
     assert e.value.message.startswith("{{function_node __inference_reduce_<lambda>_")
 
+def test_dense_to_sparse_batch_checks_each_element_as_it_reads_it():
+    # TF 1.15's DenseToSparseBatch fails a batch at its first element larger than the row
+    # shape (DataLossError); the next batch starts after that element (measured)
+    ds = tf.data.Dataset.range(6).map(lambda x: tf.range(x % 3)).apply(
+        tf.data.experimental.dense_to_sparse_batch(2, [1]))
+    got = [g[0] if type(g) is tuple else (g.indices.tolist(), g.values.tolist(),
+                                          g.dense_shape.tolist()) for g in _pull(ds)]
+    ok = ([[1, 0]], [0], [2, 1])
+    assert got == [ok, "DataLossError", ok, "DataLossError"]
+
 # ---- seeded fuzz run against a pure-Python evaluation ---------------------------------------
 # Element kinds: "S" an int64 scalar (Python int), "P" a pair of them, "V" an int64 vector
 # (list), "B" a batched pair (two lists), "M" a padded batch of vectors (list of lists). Each

@@ -1073,10 +1073,13 @@ class _DenseToSparseBatch(dv.DatasetValue):
     @dv.resumable
     def iterate(self, rt):
         src = dv._tap(self.input.iterate(rt))
-        rank = len(self.row_shape)
         while True:
             rows, fail = [], None
             for elem in src:
+                if type(elem) is not dv._Fail:
+                    # as TF: each element is checked as it is read; a bad one fails the
+                    # batch begun, and the next batch starts after it
+                    elem = self._check(elem)
                 if type(elem) is dv._Fail:  # as batch: the batch begun is dropped
                     fail = elem
                     break
@@ -1088,29 +1091,38 @@ class _DenseToSparseBatch(dv.DatasetValue):
                 continue
             if not rows:
                 return
-            idx, vals = [], []
-            shape = [max(d, 0) for d in self.row_shape]
-            row_str = "[" + ",".join("?" if d < 0 else str(d) for d in self.row_shape) + "]"
-            for b, (v,) in enumerate(rows):
-                v = np.asarray(v)
-                v_str = "[" + ",".join(str(d) for d in v.shape) + "]"
-                if v.ndim != rank:
-                    raise _invalid(f"Input element had shape ({v_str}) that is incompatible "
-                                   f"with the row shape ({row_str}).")
-                for k, (d, r) in enumerate(zip(v.shape, self.row_shape)):
-                    if r >= 0 and d > r:
-                        raise errors.DataLossError(
-                            None, None, f"Input element had shape ({v_str}) that is larger "
-                            f"than the row shape ({row_str}).")
-                    if r < 0:
-                        shape[k] = max(shape[k], d)
-                for pos in np.ndindex(*v.shape):
-                    idx.append((b,) + pos)
-                    vals.append(v[pos])
-            indices = np.asarray(idx, np.int64).reshape(-1, rank + 1)
-            values = np.asarray(vals, dtype=object if rows[0][0].dtype == object
-                                else np.asarray(rows[0][0]).dtype)
-            yield [ds.SparseValue(indices, values, np.asarray([len(rows)] + shape, np.int64))]
+            yield self._sparse(rows)
+
+    def _check(self, elem):
+        v = np.asarray(elem[0])
+        row_str = "[" + ",".join("?" if d < 0 else str(d) for d in self.row_shape) + "]"
+        v_str = "[" + ",".join(str(d) for d in v.shape) + "]"
+        if v.ndim != len(self.row_shape):
+            return dv._Fail(errors.InvalidArgumentError(
+                None, None, f"Input element had shape ({v_str}) that is incompatible with the "
+                f"row shape ({row_str})."))
+        if any(r >= 0 and d > r for d, r in zip(v.shape, self.row_shape)):
+            return dv._Fail(errors.DataLossError(
+                None, None, f"Input element had shape ({v_str}) that is larger than the row "
+                f"shape ({row_str})."))
+        return elem
+
+    def _sparse(self, rows):
+        rank = len(self.row_shape)
+        idx, vals = [], []
+        shape = [max(d, 0) for d in self.row_shape]
+        for b, (v,) in enumerate(rows):
+            v = np.asarray(v)
+            for k, (d, r) in enumerate(zip(v.shape, self.row_shape)):
+                if r < 0:
+                    shape[k] = max(shape[k], d)
+            for pos in np.ndindex(*v.shape):
+                idx.append((b,) + pos)
+                vals.append(v[pos])
+        indices = np.asarray(idx, np.int64).reshape(-1, rank + 1)
+        values = np.asarray(vals, dtype=object if rows[0][0].dtype == object
+                            else np.asarray(rows[0][0]).dtype)
+        return [ds.SparseValue(indices, values, np.asarray([len(rows)] + shape, np.int64))]
 
 
 _declare("DenseToSparseBatchDataset", ["input_dataset: variant", "batch_size: int64",
