@@ -273,3 +273,68 @@ def test_a_failed_kernel_leaves_the_independent_branches_running():
         with pytest.raises(tf.errors.InvalidArgumentError):
             s.run([gated, tf.identity(bad)], {i: 5})
         assert s.run(w) == 0.0
+
+
+def test_substr_of_mismatched_pos_and_len_prints_tfs_shapes():
+    with pytest.raises(ValueError) as e:
+        tf.strings.substr(["abc"], [0, 1], [1])
+    # TF 1.15's shape function's words (was Python's "(2,) vs. (1,)")
+    assert str(e.value) == ("pos and len shapes must match: [2] vs. [1] for 'Substr' (op: "
+                            "'Substr') with input shapes: [1], [2], [1].")
+
+
+# -- a small seeded fuzz run: invariants of failing steps, checked without TF -----------------
+def _fuzz_case(r):
+    """A random failing program: (build, feed, the error class the generator predicts, at
+    'build' or 'run'); each run-time case updates a variable in the same step, independently."""
+    a = [int(d) for d in r.randint(2, 4, size=r.randint(1, 4))]
+    b = list(a)
+    b[r.randint(len(b))] += int(r.randint(1, 3))  # (no 1s: never broadcastable with a)
+    n = int(np.prod(a))
+    kind = r.randint(6)
+    if kind == 0:  # incompatible static shapes: ValueError while building
+        return (lambda: tf.add(tf.zeros(a), tf.zeros(b)), None, ValueError, "build")
+    if kind == 1:  # the same, fed: InvalidArgumentError at run time
+        def make():
+            x, y = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+            return x * y, {x: np.ones(a), y: np.ones(b)}
+        return (make, None, tf.errors.InvalidArgumentError, "run")
+    if kind == 2:  # a reshape to another size
+        def make():
+            x = tf.placeholder(tf.float32)
+            return tf.reshape(x, [n + 1]), {x: np.ones(a)}
+        return (make, None, tf.errors.InvalidArgumentError, "run")
+    if kind == 3:  # a gather out of range
+        def make():
+            i = tf.placeholder(tf.int32)
+            return tf.gather(tf.zeros([a[0]]), i), {i: a[0] + int(r.randint(3))}
+        return (make, None, tf.errors.InvalidArgumentError, "run")
+    if kind == 4:  # a dtype mismatch
+        return (lambda: tf.zeros(a) + tf.zeros(a, tf.int32), None, (TypeError, ValueError),
+                "build")
+    return (lambda: tf.constant(1.5, dtype=tf.int32), None, TypeError, "build")
+
+
+def test_seeded_fuzz_of_failing_steps_keeps_the_session_usable():
+    r = np.random.RandomState(29)
+    for _ in range(60):
+        make, _, cls, when = _fuzz_case(r)
+        with tf.Graph().as_default():
+            v = tf.Variable(0.0)
+            if when == "build":
+                with pytest.raises(cls):
+                    make()
+                continue
+            out, feed = make()
+            step = v.assign_add(1.0)
+            with tf.Session() as s:
+                s.run(v.initializer)
+                for k in range(1, 3):
+                    with pytest.raises(cls) as e:
+                        s.run([out, step], feed)
+                    assert isinstance(e.value, tf.errors.OpError) and e.value.op is not None
+                    assert "\n\t [[node " in str(e.value)
+                    # the independent update ran each time (TF's executor), and the session
+                    # still runs steps
+                    assert s.run(v) == float(k)
+                assert s.run(step) == 3.0

@@ -528,7 +528,11 @@ def _substr_shape(op):
         # as TF: pos must first have len's rank
         raise ValueError(f"Shape must be rank {len_.ndims} but is rank {pos.ndims}")
     if not pos.is_compatible_with(len_):
-        raise ValueError(f"pos and len shapes must match: {pos} vs. {len_}")
+        # (shapes as TF's shape functions print them: [2], [?,3])
+        def dbg(sh):
+            return "[" + ",".join("?" if d is None else str(d) for d in sh.as_list()) + "]"
+
+        raise ValueError(f"pos and len shapes must match: {dbg(pos)} vs. {dbg(len_)}")
     return [broadcast_shape(op._inputs[0]._shape, pos)]
 
 
