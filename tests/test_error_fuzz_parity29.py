@@ -338,3 +338,10 @@ def test_seeded_fuzz_of_failing_steps_keeps_the_session_usable():
                     # still runs steps
                     assert s.run(v) == float(k)
                 assert s.run(step) == 3.0
+
+
+@pytest.mark.parametrize("name", [5, 1.5, ("a",)])
+def test_an_op_name_that_is_no_string_is_tfs_type_error(name):
+    with pytest.raises(TypeError) as e:  # TF 1.15's scope-name regex (was an AttributeError)
+        tf.identity(tf.constant(1.0), name=name)
+    assert str(e.value) == "expected string or bytes-like object"

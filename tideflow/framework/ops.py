@@ -2236,6 +2236,8 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
                 return apply_op(op_type, inputs, attrs, name, graph, _flat)
     if type(name) is bytes:  # TF takes names as bytes too (``name=b"e"``)
         name = name.decode()
+    elif name and not isinstance(name, str):  # (TF's scope-name regex refuses it so)
+        raise TypeError("expected string or bytes-like object")
     if not (name and name.endswith("/")) and not all(
             isinstance(v, Tensor) or (arg.is_list and isinstance(v, (list, tuple))
                                       and all(isinstance(x, Tensor) for x in v))
