@@ -296,7 +296,9 @@ def _bn_grad_ref(fmt, training, eps):
             dx = k * (dy - _col(d_offset / n, x, c) - xhat * _col(d_scale / n, x, c))
         else:
             dx = k * dy
-        return [dx, d_scale, d_offset, np.zeros([0]), np.zeros([0])]
+        # unused reserve spaces: [0] in training, [C] outside it (TF 1.15's shape function)
+        rest = np.zeros([0] if training else [scale.shape[0]])
+        return [dx, d_scale, d_offset, rest, rest]
 
     return ref
 

@@ -377,7 +377,9 @@ def _batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2, *, 
         # the frozen statistics' gradient: dx = dy * (rsqrt(var + eps) * scale)
         d_scale = _outer_sums(np.multiply(dy, centered)) * k0
         dx = np.multiply(dy, k0 * scale)
-    empty = np.zeros([0], _F32)
+    # the unused reserve-space outputs: TF 1.15's kernel gives scalars whatever its shape
+    # function says ([0] in training, [C] outside it); these follow the static shapes
+    empty = np.zeros([0] if is_training else [depth], _F32)
     return (_from_rows(dx, x, c), d_scale, d_offset, empty, empty)
 
 
