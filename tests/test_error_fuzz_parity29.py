@@ -345,3 +345,10 @@ def test_an_op_name_that_is_no_string_is_tfs_type_error(name):
     with pytest.raises(TypeError) as e:  # TF 1.15's scope-name regex (was an AttributeError)
         tf.identity(tf.constant(1.0), name=name)
     assert str(e.value) == "expected string or bytes-like object"
+
+
+@pytest.mark.parametrize("dst", [tf.resource, tf.variant])
+def test_a_cast_to_a_handle_type_is_unimplemented_at_run(dst):
+    y = tf.cast(tf.constant([1]), dst)  # built as in TF 1.15, which fails when it runs
+    e = _run_error(y, cls=tf.errors.UnimplementedError)
+    assert _first_line(e) == f"Cast int32 to {dst.name} is not supported"  # (was: it ran)

@@ -14,6 +14,10 @@ def _type_name(dt):
     return name(dt)
 
 
+# types TF's CPU Cast kernel has no conversion for, to or from (its Unimplemented error)
+_NO_CASTS = frozenset({dtypes.string, dtypes.resource, dtypes.variant})
+
+
 def _cast_kernel(x, *, SrcT, DstT, Truncate):
     x = _np(x)
     dst = np.dtype(DstT.as_numpy_dtype)
@@ -21,7 +25,7 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
         return x
     if x.dtype.kind in "biu" and dst.kind in "fc" and dst.itemsize >= 4:
         return x.astype(dst)  # no floating-point error: every integer fits (float16 may not)
-    if SrcT == dtypes.string or DstT == dtypes.string:
+    if SrcT in _NO_CASTS or DstT in _NO_CASTS:
         raise errors.UnimplementedError(
             None, None, f"Cast {_type_name(SrcT)} to {_type_name(DstT)} is not supported"
         )
