@@ -561,3 +561,29 @@ def test_sparse_cross_input_checks_and_row_runs(sparse, dense, expected):
         else:
             r = _run(out, feed)
             assert (r.indices.tolist(), r.values.tolist(), r.dense_shape.tolist()) == expected
+
+
+_SER = [  # serialize_many_sparse validates its indices (TF 1.15's words)
+    (V(np.array([[1, 0], [0, 1]], np.int64), np.array([1., 2.], np.float32), [2, 2]),
+     "indices[1] = [0,1] is out of order. Many sparse ops require sorted indices."),
+    (V(np.array([[0, 3]], np.int64), np.array([1.], np.float32), [2, 2]),
+     "indices[0] = [0,3] is out of bounds: need 0 <= index < [2,2]"),
+    (V(np.array([[2, 0]], np.int64), np.array([1.], np.float32), [2, 2]),
+     "indices[0] = [2,0] is out of bounds: need 0 <= index < [2,2]"),
+    (V(np.array([[0, 1], [0, 1]], np.int64), np.array([1., 2.], np.float32), [2, 2]),
+     "indices[1] = [0,1] is repeated"),
+]
+
+
+@pytest.mark.parametrize("value,message", _SER)
+def test_serialize_many_sparse_validates_indices(value, message):
+    def build(x):
+        return tf.deserialize_many_sparse(tf.serialize_many_sparse(x), tf.float32).values
+
+    assert _sp_error(build, value) == ("InvalidArgumentError", message)
+
+
+def test_sparse_softmax_rank_checked_first():
+    mis = V(np.array([[0, 1], [1, 1]], np.int64), np.array([1.], np.float32), [3])
+    assert _sp_error(tf.sparse.softmax, mis) == (
+        "InvalidArgumentError", "Input should have rank >= 2, but received shape: 3")  # TF 1.15

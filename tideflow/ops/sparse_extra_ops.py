@@ -17,6 +17,7 @@ from tideflow.ops.sparse_ops import (
     _merge,
     _order,
     _rank_of,
+    _validate_index_order,
     eigen_group_sums,
 )
 
@@ -50,11 +51,11 @@ def _groups(idx):
 
 
 def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
-    idx, vals, shape = _check_sparse(sp_indices, sp_values, sp_shape)
-    if shape.shape[0] < 2:
-        # (TF's words, with the shape's values)
+    if np.size(sp_shape) < 2:
+        # (TF's words, with the shape's values; checked before the tensor itself, as TF)
         raise _invalid(f"Input should have rank >= 2, but received shape: "
-                       f"{' '.join(str(int(d)) for d in shape)}")
+                       f"{' '.join(str(int(d)) for d in np.asarray(sp_shape).reshape(-1))}")
+    idx, vals, _ = _check_sparse(sp_indices, sp_values, sp_shape)
     out = np.empty_like(vals)
     if vals.size == 0:
         return out
@@ -444,6 +445,8 @@ def _serialize_many_kernel(sparse_indices, sparse_values, sparse_shape, *, out_t
     if shape.shape[0] < 2:
         raise _invalid(f"Rank of input SparseTensor should be > 1, but saw rank: "
                        f"{shape.shape[0]}")
+    # as TF: the indices must be valid (in bounds, ordered, unrepeated), in TF's words
+    _validate_index_order(idx, shape)
     n = int(shape[0])
     order = _order(idx)
     idx, vals = idx[order], vals[order]
