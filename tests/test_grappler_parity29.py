@@ -4,7 +4,8 @@ weight of ``tf.losses``, cast under its broadcast check's NoOp), Select folds; c
 twins merge, an AddN sums first an input whose buffer no other input shares, and ``x + x``
 takes SimplifyAggregation's name; a Reshape of a Reshape reshapes the inner one's input
 (RemoveRedundantReshape); a no-op Reshape or Sum, transposes that cancel and a double
-negation are their input, which constants are pushed across.
+negation are their input, which constants are pushed across; so is x + 0 where grappler knows
+x's shape.
 
 Each expected value is the CRC-32 of the float32 result's bytes, measured in TF 1.15 with the
 same program (``import tensorflow as tf``, grappler at its defaults)."""
@@ -201,6 +202,18 @@ def _cancelling(kind):
     return build
 
 
+def _plus_zeros(kind):
+    # x + zeros is x where grappler knows x's whole shape (a variable's product): -0.0 stays
+    def build():
+        v = tf.Variable(np.array([[-0.0, 1.5, -2.0], [0.0, -0.0, 3.0]], np.float32))
+        if kind == "zeros_like":
+            return [tf.add(v * 1.5, tf.zeros_like(v))], None
+        if kind == "negated":
+            return [tf.add(-(v * 1.5), tf.zeros([2, 3]))], None
+        return [tf.add(v * 1.5, tf.zeros([2, 3])) * 2.0], None
+    return build
+
+
 _R = tf.losses.Reduction
 _BAD_SHAPE = "tensor with 6 values, but the requested shape has 4"
 # name -> (build, CRC-32 of each fetched value measured in TF 1.15)
@@ -248,6 +261,9 @@ CASES = {
     "negations_grad": (_cancelling("neg_grad"), [0xD8F467B9, 0x52E02748]),
     "negations_fetched": (_cancelling("neg_fetched"), [0x945BE80D, 0x2F0AB8D3]),
     "negations_four": (_cancelling("neg4"), [0xC4290886]),
+    "plus_zeros": (_plus_zeros("zeros"), [0x692EF784]),
+    "plus_zeros_like": (_plus_zeros("zeros_like"), [0x08B2563A]),
+    "plus_zeros_negated": (_plus_zeros("negated"), [0x1AEC169B]),
     "reshape_inner_fetched": (_reshapes("inner_fetched"), _BAD_SHAPE),
     "reshape_inner_summed": (_reshapes("inner_summed"), _BAD_SHAPE),
 }

@@ -177,11 +177,12 @@ def zero_addend_rewrites(order, fed, fetches, replace, consts):
     """TF's constant folding (SimplifyArithmeticOperations): ``x + 0`` (BiasAdd, Add, AddV2),
     ``0 + x`` and ``x - 0`` with a constant of zeros are ``x`` itself where shape inference
     knows the sum's shape is x's: for a product (MatMul, Conv2D), whose rank it knows though
-    its inputs are fed. So a dense layer with a ``tf.zeros`` bias is the plain MatMul (no
+    its inputs are fed, and for an x whose whole shape it knows (``v * 1.5 + zeros``: -0.0
+    stays -0.0). So a dense layer with a ``tf.zeros`` bias is the plain MatMul (no
     _FusedMatMul: the remapper runs after folding) and a product's -0.0 stays -0.0; the sum
     of a fed placeholder and zeros TF leaves alone (its shape is unknown there). Fetched sums
     too (TF leaves an Identity of x in its place); not one with control edges."""
-    waited = None
+    waited = derived = None
     for op in order:
         if op._type not in _ZERO_ADDENDS or len(op._inputs) != 2 or op._control_inputs:
             continue
@@ -191,10 +192,19 @@ def zero_addend_rewrites(order, fed, fetches, replace, consts):
         ins = [replace.get(t, t) for t in op._inputs]
         for i in ((0, 1) if op._type in ("Add", "AddV2") else (0,)):
             x, z = ins[i], ins[1 - i]
-            if (x._op._type in _RANKED_PRODUCTS and x not in consts and z in consts
-                    and z not in fed and x._dtype == out._dtype
-                    and _all_zeros(consts[z]) and _keeps_shape(x, np.shape(consts[z]))
-                    and x._shape.as_list() == out._shape.as_list()):
+            if not (x not in consts and z in consts and z not in fed
+                    and x._dtype == out._dtype and _all_zeros(consts[z])):
+                continue
+            if x._op._type in _RANKED_PRODUCTS:
+                ok = (_keeps_shape(x, np.shape(consts[z]))
+                      and x._shape.as_list() == out._shape.as_list())
+            else:  # (any x whose whole shape grappler knows: a variable's, not a fed one's)
+                if derived is None:
+                    derived = _fed_derived(order, fed, replace)
+                dims = _grappler_dims(x, derived, consts)
+                ok = (x not in fed and dims is not None and None not in dims
+                      and out._shape.is_fully_defined() and dims == out._shape.as_list())
+            if ok:
                 if waited is None:
                     waited = {c for o in order for c in o._control_inputs}
                 if op not in waited:
