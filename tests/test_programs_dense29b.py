@@ -2,37 +2,9 @@
 and compared line by line with what TF 1.15 printed (measured)."""
 # ruff: noqa: B006, F401, F841, I001, RUF059, UP031
 
-
-import re
-
-import numpy as np
-import pytest
-
 import tideflow as tf
 
-_NUM = re.compile(r"-?\d+\.?\d*(?:e[-+]?\d+)?")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_graph():
-    # (a program may call tf.reset_default_graph() itself, which a nested graph refuses)
-    tf.reset_default_graph()
-    yield
-    tf.reset_default_graph()
-
-
-def _printed(capsys, expected, rtol=0):
-    """Lines as TF printed them: exactly, or (rtol) the same text around numbers within rtol
-    (NumPy pads an array's columns to its widest number, so spaces are not compared then)."""
-    got, want = capsys.readouterr().out.splitlines(), expected.splitlines()
-    if not rtol:
-        assert got == want
-        return
-    assert len(got) == len(want), (got, want)
-    for g, w in zip(got, want):
-        assert re.sub(r"\s", "", _NUM.sub("#", g)) == re.sub(r"\s", "", _NUM.sub("#", w)), (g, w)
-        np.testing.assert_allclose([float(x) for x in _NUM.findall(g)],
-                                   [float(x) for x in _NUM.findall(w)], rtol=rtol, err_msg=w)
+from tests.dense_programs_util import _fresh_graph, _printed
 
 
 def test_dgcnn_edge_conv(capsys, tmp_path):
