@@ -138,17 +138,21 @@ def flow_inputs_needed(op, outs):
 _ALL = object()
 
 
-def _flow_inputs(op, outs):
+def _flow_functions(op):
+    """The (cond, body) functions of a While, the (then, else) branches of an If; None where
+    the graph has not got them."""
     from tideflow.framework import func_graph
 
+    names = ("cond", "body") if op._type == "While" else ("then_branch", "else_branch")
     try:
-        if op._type == "While":
-            fns = (func_graph.lookup_function(op._graph, op._attrs["cond"]),
-                   func_graph.lookup_function(op._graph, op._attrs["body"]))
-        else:
-            fns = (func_graph.lookup_function(op._graph, op._attrs["then_branch"]),
-                   func_graph.lookup_function(op._graph, op._attrs["else_branch"]))
+        return tuple(func_graph.lookup_function(op._graph, op._attrs[n]) for n in names)
     except (ValueError, KeyError):
+        return None
+
+
+def _flow_inputs(op, outs):
+    fns = _flow_functions(op)
+    if fns is None:
         return None
     if not all(fg.control_flow_body for fg in fns):
         return None
@@ -930,16 +934,8 @@ class _Emitter:
         return self.emit(order, outputs, fed, replace, consts, names, depth, flows=flows)
 
     def _emit_control(self, op, flat_in, targets, depth, flow=None):
-        from tideflow.framework import func_graph
-
-        try:
-            if op._type == "While":
-                fns = (func_graph.lookup_function(op._graph, op._attrs["cond"]),
-                       func_graph.lookup_function(op._graph, op._attrs["body"]))
-            else:
-                fns = (func_graph.lookup_function(op._graph, op._attrs["then_branch"]),
-                       func_graph.lookup_function(op._graph, op._attrs["else_branch"]))
-        except (ValueError, KeyError):
+        fns = _flow_functions(op)
+        if fns is None:
             return False
         mark = (len(self.lines), dict(self.line_ops))
         try:
