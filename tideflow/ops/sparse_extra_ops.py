@@ -13,6 +13,7 @@ from tideflow.framework.wire_format import decode_varint as _varint_at
 from tideflow.framework.wire_format import encode_varint as _varint
 from tideflow.ops.sparse_ops import (
     _as_sparse,
+    _check_same_shapes,
     _check_sparse,
     _merge,
     _order,
@@ -156,15 +157,7 @@ def _sparse_sparse_kernel(op_type, fn):
                            f"{np.size(a_values)} and {np.size(b_values)}")
         ai, av, ash = _check_sparse(a_indices, a_values, a_shape, "a")
         bi, bv, bsh = _check_sparse(b_indices, b_values, b_shape, "b")
-        # TF 1.15's checks and words: ranks first, then each dimension
-        if ash.shape != bsh.shape:
-            raise _invalid(f"Operands do not have the same ranks; got shapes: "
-                           f"{' '.join(map(str, ash.tolist()))} and "
-                           f"{' '.join(map(str, bsh.tolist()))}")
-        for d, (sa, sb) in enumerate(zip(ash.tolist(), bsh.tolist())):
-            if sa != sb:
-                raise _invalid(f"Operands' shapes do not match: got {sa} and {sb} for "
-                               f"dimension {d}")
+        _check_same_shapes(ash, bsh)
         if av.dtype.kind == "c":
             # the op def (SparseSparseMinimum's) admits complex types, no kernel takes them
             raise _invalid(f"No OpKernel was registered to support Op '{op_type}' with these "

@@ -58,6 +58,19 @@ def _as_sparse(sp_input, name="sp_input"):
     return sp_input
 
 
+def _check_same_shapes(a_shape, b_shape):
+    """TF 1.15's check of two sparse operands' dense shapes (vectors): ranks first, then each
+    dimension, in its words."""
+    if a_shape.shape != b_shape.shape:
+        raise _invalid(f"Operands do not have the same ranks; got shapes: "
+                       f"{' '.join(map(str, a_shape.tolist()))} and "
+                       f"{' '.join(map(str, b_shape.tolist()))}")
+    for d, (sa, sb) in enumerate(zip(a_shape.tolist(), b_shape.tolist())):
+        if sa != sb:
+            raise _invalid(f"Operands' shapes do not match: got {sa} and {sb} for "
+                           f"dimension {d}")
+
+
 def _check_sparse(indices, values, shape, what="input"):
     indices = np.asarray(indices)
     values = np.asarray(values)
@@ -290,14 +303,7 @@ def _sparse_add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shap
                        f"{av.shape[0]} and {bv.shape[0]}")
     ash, bsh = np.asarray(a_shape), np.asarray(b_shape)
     if ash.ndim == 1 and bsh.ndim == 1:
-        if ash.shape != bsh.shape:
-            raise _invalid(f"Operands do not have the same ranks; got shapes: "
-                           f"{' '.join(map(str, ash.tolist()))} and "
-                           f"{' '.join(map(str, bsh.tolist()))}")
-        for d, (sa, sb) in enumerate(zip(ash.tolist(), bsh.tolist())):
-            if sa != sb:
-                raise _invalid(f"Operands' shapes do not match: got {sa} and {sb} for "
-                               f"dimension {d}")
+        _check_same_shapes(ash, bsh)
     a_idx, a_val, a_shp = _check_sparse(a_indices, a_values, a_shape, "A")
     b_idx, b_val, _ = _check_sparse(b_indices, b_values, b_shape, "B")
     if np.ndim(thresh) != 0:
